@@ -1,0 +1,40 @@
+// The gRPC server: grpc.health.v1.Health (Check and Watch), following the shared HealthState.
+
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { HealthImplementation } from 'grpc-health-check';
+import type { HealthState } from '../health-state.js';
+
+export interface GrpcServer {
+  server: Server;
+  listen(host: string, port: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+export function buildGrpcServer(health: HealthState): GrpcServer {
+  const server = new Server();
+  const healthService = new HealthImplementation({ '': health.status() });
+  const setStatus = (status: 'SERVING' | 'NOT_SERVING') => {
+    healthService.setStatus('', status);
+    healthService.setStatus('flipt', status);
+    healthService.setStatus('vexil', status);
+  };
+  setStatus(health.status());
+  health.onChange(setStatus);
+  healthService.addToServer(server);
+
+  return {
+    server,
+    listen: (host, port) =>
+      new Promise((resolve, reject) => {
+        server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, ServerCredentials.createInsecure(), (err, bound) =>
+          err ? reject(err) : resolve(bound),
+        );
+      }),
+    close: () =>
+      new Promise((resolve) => {
+        server.tryShutdown(() => resolve());
+        // Streams such as Health/Watch never end by themselves: force them after a grace period.
+        setTimeout(() => server.forceShutdown(), 2_000).unref();
+      }),
+  };
+}

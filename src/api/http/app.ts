@@ -1,0 +1,116 @@
+// Builds the Fastify application (never listens: main.ts does). Wire conventions shared by every
+// route live here: any Content-Type parsed as JSON, empty bodies as {}, snake_case accepted, one
+// trailing slash ignored, Flipt's error body for every failure, 404/501 for unknown routes and methods.
+
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import { GrpcCode } from '../../domain/errors.js';
+import { sendError } from './error-handler.js';
+import { camelizeKeys } from './wire.js';
+
+export interface HttpAppOptions {
+  bodyLimit: number;
+  logger: FastifyServerOptions['loggerInstance'] | boolean;
+  version: string;
+}
+
+export type HttpApp = FastifyInstance<
+  FastifyInstance['server'],
+  FastifyInstance['server'] extends infer _ ? import('node:http').IncomingMessage : never,
+  import('node:http').ServerResponse,
+  FastifyInstance['log'],
+  TypeBoxTypeProvider
+>;
+
+function parseJsonBody(raw: string): unknown {
+  if (raw.trim() === '') return {};
+  const body = JSON.parse(raw) as unknown;
+  return raw.includes('_') ? camelizeKeys(body) : body;
+}
+
+/** Route patterns by method, to tell an unknown path (404) from a known path with another method (501). */
+class RouteTable {
+  readonly #patterns: { method: string; regex: RegExp }[] = [];
+
+  add(method: string | string[], url: string): void {
+    const source = url
+      .replace(/\/+$/, '')
+      .split('/')
+      .map((part) => (part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    for (const m of Array.isArray(method) ? method : [method]) {
+      this.#patterns.push({ method: m.toUpperCase(), regex: new RegExp(`^${source}/?$`) });
+    }
+  }
+
+  hasOtherMethod(method: string, path: string): boolean {
+    return this.#patterns.some((p) => p.method !== method && p.method !== 'HEAD' && p.regex.test(path));
+  }
+}
+
+export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
+  const loggerOption =
+    typeof options.logger === 'boolean' ? { logger: options.logger } : { loggerInstance: options.logger };
+  const app = Fastify({
+    ...loggerOption,
+    bodyLimit: options.bodyLimit,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    // Request logging is ours (telemetry), so evaluations can stay out of the log at info level.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    requestIdHeader: 'x-request-id',
+    genReqId: () => crypto.randomUUID(),
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false } },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpApp;
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch {
+      const err = new Error('request body is not valid JSON') as Error & { statusCode: number };
+      err.statusCode = 400;
+      done(err, undefined);
+    }
+  });
+
+  const routes = new RouteTable();
+  app.addHook('onRoute', (route) => routes.add(route.method, route.url ?? route.path));
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Vexil', description: 'Feature-flag service, wire-compatible with Flipt v1', version: options.version },
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
+      },
+    },
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  app.setErrorHandler((err, request, reply) => sendError(request, reply, err));
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    if (routes.hasOtherMethod(request.method, path)) {
+      return reply.code(501).send({ code: GrpcCode.UNIMPLEMENTED, message: 'Method Not Allowed', details: [] });
+    }
+    return reply.code(404).send({ code: GrpcCode.NOT_FOUND, message: 'Not Found', details: [] });
+  });
+
+  // Flipt's `?pretty` and `Accept: application/json+pretty`: indented JSON, for people reading it.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (typeof payload !== 'string' || (!request.url.includes('pretty') && !request.headers.accept?.includes('+pretty'))) {
+      return payload;
+    }
+    const query = request.query as Record<string, unknown> | undefined;
+    if (!(query && 'pretty' in query) && !request.headers.accept?.includes('application/json+pretty')) return payload;
+    if (!String(reply.getHeader('content-type') ?? '').includes('json')) return payload;
+    try {
+      return JSON.stringify(JSON.parse(payload), null, 2);
+    } catch {
+      return payload;
+    }
+  });
+
+  return app;
+}

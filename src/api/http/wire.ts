@@ -1,0 +1,63 @@
+// Helpers for Flipt's JSON conventions (protojson through grpc-gateway): RFC 3339 UTC timestamps,
+// float32 numbers in their shortest form, snake_case and camelCase field names both accepted.
+
+/** RFC 3339 in UTC with a Z suffix. */
+export function timestamp(date: Date): string {
+  return date.toISOString();
+}
+
+/** The shortest decimal that reads back as the same float32, as protojson prints `float` fields. */
+export function float32(value: number): number {
+  const f = Math.fround(value);
+  if (!Number.isFinite(f) || Number.isInteger(f)) return f;
+  for (let digits = 1; digits <= 9; digits++) {
+    const candidate = Number(f.toPrecision(digits));
+    if (Math.fround(candidate) === f) return candidate;
+  }
+  return f;
+}
+
+/** Fields whose values are user maps: their keys are data and are never renamed. */
+const OPAQUE_FIELDS = new Set(['context', 'metadata', 'attachment', 'requestContext']);
+
+function camelCase(key: string): string {
+  return key.includes('_') ? key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()) : key;
+}
+
+/**
+ * Renames snake_case keys to camelCase (Flipt accepts both), leaving user maps untouched. A camelCase
+ * key present in the same object wins over its snake_case twin. Returns the input when nothing changes.
+ */
+export function camelizeKeys(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    let changed = false;
+    const out = value.map((v) => {
+      const c = camelizeKeys(v);
+      if (c !== v) changed = true;
+      return c;
+    });
+    return changed ? out : value;
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  const source = value as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  for (const [key, v] of Object.entries(source)) {
+    const name = camelCase(key);
+    const converted = OPAQUE_FIELDS.has(name) ? v : camelizeKeys(v);
+    if (name !== key || converted !== v) {
+      out ??= { ...source };
+      if (name !== key) {
+        delete out[key];
+        if (name in source) continue;
+      }
+      out[name] = converted;
+    }
+  }
+  return out ?? value;
+}
+
+/** Path parameters win over body fields of the same name (grpc-gateway). */
+export function withPathParams<T extends object>(body: unknown, params: object): T {
+  const base = typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {};
+  return { ...base, ...params } as T;
+}

@@ -1,0 +1,190 @@
+// Loads the configuration: schema defaults < YAML file (--config) < VEXIL_* environment variables.
+// Every failure is a ConfigError with one readable line; main.ts prints it and exits 1.
+
+import { readFileSync } from 'node:fs';
+import type { TSchema } from 'typebox';
+import Value from 'typebox/value';
+import { parse as parseYaml } from 'yaml';
+import { parseDuration } from './duration.js';
+import { type Config, ConfigSchema } from './schema.js';
+
+export class ConfigError extends Error {}
+
+export const ENV_PREFIX = 'VEXIL_';
+
+type Json = Record<string, unknown>;
+
+interface Leaf {
+  path: string[];
+  schema: TSchema & { type?: string; 'x-duration'?: boolean; 'x-secret'?: boolean };
+}
+
+function isObjectSchema(schema: TSchema): schema is TSchema & { properties: Record<string, TSchema> } {
+  return (schema as { type?: string }).type === 'object' && 'properties' in schema;
+}
+
+/** Every settable leaf of the schema with its path: the same walk names env vars, durations and secrets. */
+export function configLeaves(schema: TSchema = ConfigSchema, path: string[] = []): Leaf[] {
+  if (!isObjectSchema(schema)) return [{ path, schema: schema as Leaf['schema'] }];
+  return Object.entries(schema.properties).flatMap(([key, child]) => configLeaves(child, [...path, key]));
+}
+
+export function envName(path: string[]): string {
+  return ENV_PREFIX + path.join('_').toUpperCase();
+}
+
+function leafType(schema: Leaf['schema']): string | undefined {
+  if (schema.type) return schema.type;
+  const anyOf = (schema as { anyOf?: { type?: string; const?: unknown }[] }).anyOf;
+  if (anyOf?.length) return anyOf[0]?.type ?? typeof anyOf[0]?.const;
+  return undefined;
+}
+
+function fromEnvString(raw: string, leaf: Leaf): unknown {
+  switch (leafType(leaf.schema)) {
+    case 'boolean': {
+      const v = raw.trim().toLowerCase();
+      if (['true', '1', 't', 'yes'].includes(v)) return true;
+      if (['false', '0', 'f', 'no', ''].includes(v)) return false;
+      throw new ConfigError(`${envName(leaf.path)}: "${raw}" is not a boolean`);
+    }
+    case 'integer':
+    case 'number': {
+      const n = Number(raw.trim());
+      if (raw.trim() === '' || !Number.isFinite(n)) {
+        throw new ConfigError(`${envName(leaf.path)}: "${raw}" is not a number`);
+      }
+      return n;
+    }
+    default:
+      return raw;
+  }
+}
+
+function setPath(target: Json, path: string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    const next = node[key];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[key] = {};
+    node = node[key] as Json;
+  }
+  node[path[path.length - 1] as string] = value;
+}
+
+function getPath(source: unknown, path: string[]): unknown {
+  let node = source;
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Json)[key];
+  }
+  return node;
+}
+
+/** Flipt's `${NAME}` substitution: a string that is entirely `${NAME}` becomes that env var. */
+function substituteEnv(value: unknown, env: NodeJS.ProcessEnv): unknown {
+  if (typeof value === 'string') {
+    const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(value);
+    return m ? (env[m[1] as string] ?? '') : value;
+  }
+  if (Array.isArray(value)) return value.map((v) => substituteEnv(v, env));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substituteEnv(v, env)]));
+  }
+  return value;
+}
+
+function readYaml(file: string): Json {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read config file ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(`config file ${file} is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) {
+    throw new ConfigError(`config file ${file} must hold a mapping of sections`);
+  }
+  return doc as Json;
+}
+
+export interface LoadOptions {
+  file?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Values applied last (tests use this instead of env vars). */
+  overrides?: Json;
+}
+
+function deepMerge(base: Json, over: Json): Json {
+  const out: Json = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    out[k] =
+      typeof v === 'object' && v !== null && !Array.isArray(v) && typeof b === 'object' && b !== null && !Array.isArray(b)
+        ? deepMerge(b as Json, v as Json)
+        : v;
+  }
+  return out;
+}
+
+export function loadConfig(options: LoadOptions = {}): Config {
+  const env = options.env ?? process.env;
+  let raw: Json = options.file ? (substituteEnv(readYaml(options.file), env) as Json) : {};
+  if (raw.version !== undefined && String(raw.version) !== '1.0') {
+    throw new ConfigError(`config version "${raw.version}" is not supported (only "1.0")`);
+  }
+  if (raw.version !== undefined) raw.version = String(raw.version);
+
+  const leaves = configLeaves();
+  for (const leaf of leaves) {
+    const value = env[envName(leaf.path)];
+    if (value !== undefined) setPath(raw, leaf.path, fromEnvString(value, leaf));
+  }
+  if (options.overrides) raw = deepMerge(raw, options.overrides);
+
+  const withDefaults = Value.Default(ConfigSchema, raw);
+  const first = [...Value.Errors(ConfigSchema, withDefaults)][0];
+  if (first) {
+    const where = first.instancePath.replace(/^\//, '').replaceAll('/', '.') || '(top level)';
+    const extra = (first.params as { additionalProperties?: string[] }).additionalProperties;
+    const detail = extra ? `unknown key(s) ${extra.join(', ')}` : first.message;
+    throw new ConfigError(`invalid config at ${where}: ${detail}`);
+  }
+  for (const leaf of leaves) {
+    if (!leaf.schema['x-duration']) continue;
+    const value = getPath(withDefaults, leaf.path) as string;
+    if (parseDuration(value) === undefined) {
+      throw new ConfigError(`invalid config at ${leaf.path.join('.')}: "${value}" is not a duration (e.g. 30s, 5m, 1h)`);
+    }
+  }
+  const config = withDefaults as Config;
+  config.log.level = String(config.log.level).toLowerCase() as Config['log']['level'];
+  return config;
+}
+
+/** A validated duration in milliseconds. */
+export function ms(duration: string): number {
+  const value = parseDuration(duration);
+  if (value === undefined) throw new ConfigError(`"${duration}" is not a duration`);
+  return value;
+}
+
+/** The effective config with every secret removed, for /meta/config and logs. */
+export function redactConfig(config: Config): Json {
+  const copy = structuredClone(config) as Json;
+  for (const leaf of configLeaves()) {
+    if (leaf.schema['x-secret'] && getPath(copy, leaf.path) !== undefined) setPath(copy, leaf.path, undefined);
+  }
+  const dbUrl = getPath(copy, ['db', 'url']);
+  if (typeof dbUrl === 'string') setPath(copy, ['db', 'url'], dbUrl.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@'));
+  const redisUrl = getPath(copy, ['cache', 'redis', 'url']);
+  if (typeof redisUrl === 'string') {
+    setPath(copy, ['cache', 'redis', 'url'], redisUrl.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@'));
+  }
+  return copy;
+}

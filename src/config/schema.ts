@@ -1,0 +1,130 @@
+// The one configuration schema of Vexil: defaults, validation and (through load.ts) the VEXIL_* env
+// mapping all come from it. Keys follow Flipt's config file layout wherever Flipt has the key.
+
+import Type, { type Static } from 'typebox';
+
+const Duration = (defaultValue: string, description: string) =>
+  Type.String({ default: defaultValue, description, 'x-duration': true });
+
+const Section = <T extends Type.TProperties>(properties: T) =>
+  Type.Object(properties, { default: {}, additionalProperties: false });
+
+export const ConfigSchema = Type.Object(
+  {
+    version: Type.Optional(Type.String()),
+    log: Section({
+      level: Type.Union(
+        ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'].map(
+          (l) => Type.Literal(l),
+        ),
+        { default: 'info' },
+      ),
+      encoding: Type.Union([Type.Literal('json'), Type.Literal('console')], { default: 'json' }),
+      /** Successful evaluation requests are logged at this level; info would halve throughput. */
+      evaluation_level: Type.Union(
+        ['trace', 'debug', 'info'].map((l) => Type.Literal(l)),
+        { default: 'debug' },
+      ),
+    }),
+    server: Section({
+      host: Type.String({ default: '0.0.0.0' }),
+      http_port: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
+      grpc_port: Type.Integer({ default: 9000, minimum: 0, maximum: 65535 }),
+      mode: Type.Union([Type.Literal('all'), Type.Literal('read'), Type.Literal('write')], { default: 'all' }),
+      /** Largest request body accepted, in bytes; larger ones get 413. */
+      body_limit: Type.Integer({ default: 1024 * 1024, minimum: 1 }),
+      shutdown_timeout: Duration('10s', 'how long in-flight requests may drain at shutdown'),
+    }),
+    db: Section({
+      url: Type.String({ default: 'file:./data/vexil.db' }),
+      max_open_conn: Type.Integer({ default: 10, minimum: 1 }),
+      max_idle_conn: Type.Integer({ default: 2, minimum: 0 }),
+      conn_max_idle_time: Duration('30s', 'idle connections are closed after this'),
+      conn_max_lifetime: Duration('0', 'connections are recycled after this; 0 keeps them'),
+      connect_timeout: Duration('30s', 'how long start-up retries an unreachable database'),
+    }),
+    storage: Section({
+      type: Type.Literal('database', { default: 'database' }),
+      read_only: Type.Boolean({ default: false }),
+    }),
+    cache: Section({
+      enabled: Type.Boolean({ default: false }),
+      backend: Type.Union([Type.Literal('memory'), Type.Literal('redis')], { default: 'memory' }),
+      ttl: Duration('60s', 'how long a cached entry lives without being used'),
+      /** How often each instance reads the namespaces' revisions to see other instances' writes. */
+      poll_interval: Duration('1s', 'revision polling interval'),
+      memory: Section({ eviction_interval: Duration('5m', 'sweep interval for expired entries') }),
+      redis: Section({
+        url: Type.String({ default: '' }),
+        host: Type.String({ default: 'localhost' }),
+        port: Type.Integer({ default: 6379, minimum: 1, maximum: 65535 }),
+        db: Type.Integer({ default: 0, minimum: 0 }),
+        username: Type.String({ default: '' }),
+        password: Type.String({ default: '', 'x-secret': true }),
+        require_tls: Type.Boolean({ default: false }),
+        insecure_skip_tls: Type.Boolean({ default: false }),
+        mode: Type.Union([Type.Literal('single'), Type.Literal('cluster')], { default: 'single' }),
+        prefix: Type.String({ default: 'vexil' }),
+        pool_size: Type.Integer({ default: 0, minimum: 0 }),
+        net_timeout: Duration('0', 'socket timeout; 0 keeps the client default'),
+      }),
+    }),
+    evaluation: Section({
+      /** Most items one batch evaluation may hold; more gets 400. */
+      batch_limit: Type.Integer({ default: 1000, minimum: 1 }),
+    }),
+    authentication: Section({
+      required: Type.Boolean({ default: false }),
+      exclude: Section({
+        management: Type.Boolean({ default: false }),
+        evaluation: Type.Boolean({ default: false }),
+        ofrep: Type.Boolean({ default: false }),
+        metadata: Type.Boolean({ default: false }),
+      }),
+      session: Section({
+        domain: Type.String({ default: '' }),
+        secure: Type.Boolean({ default: false }),
+      }),
+      methods: Section({
+        token: Section({
+          enabled: Type.Boolean({ default: false }),
+          bootstrap: Section({
+            token: Type.String({ default: '', 'x-secret': true }),
+            expiration: Duration('0', 'lifetime of the bootstrap token; 0 means it never expires'),
+          }),
+          cleanup: Section({
+            interval: Duration('1h', 'how often expired tokens are deleted'),
+            grace_period: Duration('30m', 'how long after expiry a token is kept'),
+          }),
+        }),
+      }),
+    }),
+    metrics: Section({
+      enabled: Type.Boolean({ default: true }),
+      exporter: Type.Literal('prometheus', { default: 'prometheus' }),
+      /** Per-flag labels on evaluation metrics; turn off for very large installations. */
+      flag_labels: Type.Boolean({ default: true }),
+    }),
+    tracing: Section({
+      enabled: Type.Boolean({ default: false }),
+      exporter: Type.Literal('otlp', { default: 'otlp' }),
+      sampling_ratio: Type.Number({ default: 1, minimum: 0, maximum: 1 }),
+      otlp: Section({
+        endpoint: Type.String({ default: 'http://localhost:4318' }),
+        headers: Type.Record(Type.String(), Type.String(), { default: {}, 'x-secret': true }),
+      }),
+    }),
+    // Flipt sections Vexil accepts in a Flipt config file but does not act on.
+    ui: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    cors: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    audit: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    diagnostics: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    analytics: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    authorization: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    experimental: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+
+export type Config = Static<typeof ConfigSchema>;

@@ -1,0 +1,31 @@
+// Field checks shared by the management services, with Flipt's messages.
+
+import { InvalidArgumentError, ValidationError } from '../domain/errors.js';
+
+const KEY_PATTERN = /^[-_,A-Za-z0-9]+$/;
+
+/** Column width of keys, names, ids, property and operator (VARCHAR(255) on every database). */
+export const MAX_SHORT_FIELD = 255;
+
+export function requireNonEmpty(field: string, value: string | undefined): string {
+  if (value === undefined || value === '') throw new ValidationError(field, 'must not be empty');
+  return value;
+}
+
+export function requireMaxLength(field: string, value: string | undefined, max = MAX_SHORT_FIELD): void {
+  if (value !== undefined && value.length > max) {
+    throw new ValidationError(field, `must not be longer than ${max} characters`);
+  }
+}
+
+/** A namespace, flag or segment key: required, [-_,A-Za-z0-9]+, at most 255 characters. */
+export function requireKey(field: string, value: string | undefined): string {
+  const key = requireNonEmpty(field, value);
+  if (!KEY_PATTERN.test(key)) throw new ValidationError(field, 'contains invalid characters');
+  requireMaxLength(field, key);
+  return key;
+}
+
+export function invalid(message: string): InvalidArgumentError {
+  return new InvalidArgumentError(message);
+}

@@ -1,0 +1,71 @@
+// Driver errors of SQLite, PostgreSQL/CockroachDB and MySQL/MariaDB, classified in one place so the
+// storage modules can turn them into domain errors; nothing above storage sees a driver code.
+
+export type DriverErrorKind =
+  | 'unique'
+  | 'foreign-key'
+  | 'too-long'
+  | 'serialization'
+  | 'cancelled'
+  | 'unavailable';
+
+interface DriverError {
+  code?: string | number;
+  errno?: number;
+}
+
+const PG_CODES: Record<string, DriverErrorKind> = {
+  '23505': 'unique',
+  '23503': 'foreign-key',
+  '22001': 'too-long',
+  '40001': 'serialization',
+  '40P01': 'serialization',
+  '57014': 'cancelled',
+  '57P01': 'unavailable',
+  '08000': 'unavailable',
+  '08003': 'unavailable',
+  '08006': 'unavailable',
+};
+
+const MYSQL_ERRNOS: Record<number, DriverErrorKind> = {
+  1062: 'unique',
+  1451: 'foreign-key',
+  1452: 'foreign-key',
+  1406: 'too-long',
+  1213: 'serialization',
+  1205: 'serialization',
+  1317: 'cancelled',
+  3024: 'cancelled',
+  1927: 'unavailable',
+  2006: 'unavailable',
+  2013: 'unavailable',
+};
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'PROTOCOL_CONNECTION_LOST',
+]);
+
+/** What kind of driver error this is, or undefined when it is none we know. */
+export function classifyDriverError(err: unknown): DriverErrorKind | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const { code, errno } = err as DriverError;
+  if (typeof code === 'string') {
+    if (code.startsWith('SQLITE_CONSTRAINT_PRIMARYKEY') || code.startsWith('SQLITE_CONSTRAINT_UNIQUE')) return 'unique';
+    if (code.startsWith('SQLITE_CONSTRAINT_FOREIGNKEY')) return 'foreign-key';
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return 'serialization';
+    if (code in PG_CODES) return PG_CODES[code];
+    if (NETWORK_CODES.has(code)) return 'unavailable';
+  }
+  if (typeof errno === 'number' && errno in MYSQL_ERRNOS) return MYSQL_ERRNOS[errno];
+  const message = (err as Error).message ?? '';
+  if (/Connection terminated|connection is closed|Pool is closed|Cannot enqueue|timeout exceeded when trying to connect/i.test(message)) {
+    return 'unavailable';
+  }
+  return undefined;
+}

@@ -1,0 +1,167 @@
+// Kysely table types: the database as the storage modules see it. Columns are snake_case as in
+// Flipt's schema. Timestamps come back as Date (PostgreSQL, MySQL) or ISO text (SQLite); booleans as
+// boolean (PostgreSQL) or 0/1 (MySQL, SQLite): rows.ts reads both.
+
+import type { ColumnType } from 'kysely';
+
+type Timestamp = ColumnType<Date | string, Date, Date>;
+type Bool = ColumnType<boolean | number, boolean, boolean>;
+
+export interface NamespacesTable {
+  key: string;
+  name: string;
+  description: string;
+  protected: Bool;
+  /** Bumped by every write to anything in the namespace, in the same transaction. */
+  revision: ColumnType<number | string, number, number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  state_modified_at: ColumnType<Date | string | null, Date | null, Date | null>;
+}
+
+export interface FlagsTable {
+  namespace_key: string;
+  key: string;
+  name: string;
+  description: string;
+  enabled: Bool;
+  /** 0 variant, 1 boolean. */
+  type: number;
+  default_variant_id: string | null;
+  /** JSON object text, or null when none is stored. */
+  metadata: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface VariantsTable {
+  id: string;
+  namespace_key: string;
+  flag_key: string;
+  key: string;
+  name: string;
+  description: string;
+  /** Compact JSON text, or null. */
+  attachment: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface SegmentsTable {
+  namespace_key: string;
+  key: string;
+  name: string;
+  description: string;
+  match_type: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ConstraintsTable {
+  id: string;
+  namespace_key: string;
+  segment_key: string;
+  type: number;
+  property: string;
+  operator: string;
+  value: string;
+  description: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface RulesTable {
+  id: string;
+  namespace_key: string;
+  flag_key: string;
+  rank: number;
+  segment_operator: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface RuleSegmentsTable {
+  rule_id: string;
+  namespace_key: string;
+  segment_key: string;
+  /** Keeps the segments in the order they were given. */
+  position: number;
+}
+
+export interface DistributionsTable {
+  id: string;
+  rule_id: string;
+  variant_id: string;
+  rollout: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface RolloutsTable {
+  id: string;
+  namespace_key: string;
+  flag_key: string;
+  /** 1 segment, 2 threshold. */
+  type: number;
+  description: string;
+  rank: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface RolloutThresholdsTable {
+  id: string;
+  namespace_key: string;
+  rollout_id: string;
+  percentage: number;
+  value: Bool;
+}
+
+export interface RolloutSegmentsTable {
+  id: string;
+  rollout_id: string;
+  value: Bool;
+  segment_operator: number;
+}
+
+export interface RolloutSegmentReferencesTable {
+  rollout_segment_id: string;
+  namespace_key: string;
+  segment_key: string;
+  position: number;
+}
+
+export interface AuthenticationsTable {
+  id: string;
+  hashed_client_token: string;
+  method: number;
+  /** JSON object of string → string. */
+  metadata: string;
+  expires_at: ColumnType<Date | string | null, Date | null, Date | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface OperationLockTable {
+  operation: string;
+  version: number;
+  last_acquired_at: ColumnType<Date | string | null, Date | null, Date | null>;
+  acquired_until: ColumnType<Date | string | null, Date | null, Date | null>;
+}
+
+export interface Database {
+  namespaces: NamespacesTable;
+  flags: FlagsTable;
+  variants: VariantsTable;
+  segments: SegmentsTable;
+  constraints: ConstraintsTable;
+  rules: RulesTable;
+  rule_segments: RuleSegmentsTable;
+  distributions: DistributionsTable;
+  rollouts: RolloutsTable;
+  rollout_thresholds: RolloutThresholdsTable;
+  rollout_segments: RolloutSegmentsTable;
+  rollout_segment_references: RolloutSegmentReferencesTable;
+  authentications: AuthenticationsTable;
+  operation_lock: OperationLockTable;
+}
