@@ -148,7 +148,9 @@ export function loadConfig(options: LoadOptions = {}): Config {
   if (options.overrides) raw = deepMerge(raw, options.overrides);
 
   const withDefaults = Value.Default(ConfigSchema, raw);
-  const first = [...Value.Errors(ConfigSchema, withDefaults)][0];
+  const errors = [...Value.Errors(ConfigSchema, withDefaults)];
+  const unknownKeys = errors.find((e) => (e.params as { additionalProperties?: string[] }).additionalProperties);
+  const first = unknownKeys ?? errors[0];
   if (first) {
     const where = first.instancePath.replace(/^\//, '').replaceAll('/', '.') || '(top level)';
     const extra = (first.params as { additionalProperties?: string[] }).additionalProperties;

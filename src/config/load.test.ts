@@ -1,0 +1,85 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, configLeaves, envName, loadConfig, ms, redactConfig } from './load.js';
+
+function yamlFile(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'vexil-config-')), 'config.yml');
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('loadConfig', () => {
+  it('has Flipt-like defaults', () => {
+    const c = loadConfig({ env: {} });
+    expect(c.server).toMatchObject({ host: '0.0.0.0', http_port: 8080, grpc_port: 9000, mode: 'all' });
+    expect(c.db.url).toBe('file:./data/vexil.db');
+    expect(c.authentication.methods.token.cleanup).toEqual({ interval: '1h', grace_period: '30m' });
+    expect(c.cache).toMatchObject({ enabled: false, backend: 'memory', ttl: '60s' });
+  });
+
+  it('layers defaults < YAML < VEXIL_* env', () => {
+    const file = yamlFile('server:\n  http_port: 9090\n  grpc_port: 9091\ndb:\n  url: file:/tmp/x.db\n');
+    const c = loadConfig({ file, env: { VEXIL_SERVER_HTTP_PORT: '7070', VEXIL_AUTHENTICATION_REQUIRED: 'true' } });
+    expect(c.server.http_port).toBe(7070);
+    expect(c.server.grpc_port).toBe(9091);
+    expect(c.db.url).toBe('file:/tmp/x.db');
+    expect(c.authentication.required).toBe(true);
+  });
+
+  it('names every env var by one rule', () => {
+    expect(envName(['db', 'url'])).toBe('VEXIL_DB_URL');
+    expect(envName(['authentication', 'methods', 'token', 'bootstrap', 'token'])).toBe(
+      'VEXIL_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN',
+    );
+    const names = configLeaves().map((l) => envName(l.path));
+    expect(names).toContain('VEXIL_SERVER_MODE');
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('substitutes ${VAR} values', () => {
+    const file = yamlFile('db:\n  url: ${MY_DB}\n');
+    expect(loadConfig({ file, env: { MY_DB: 'postgres://h/db' } }).db.url).toBe('postgres://h/db');
+  });
+
+  it('accepts Flipt sections it does not act on, and version 1.0', () => {
+    const file = yamlFile('version: "1.0"\nui:\n  default_theme: dark\ncors:\n  enabled: true\n');
+    expect(() => loadConfig({ file, env: {} })).not.toThrow();
+  });
+
+  it.each([
+    ['server:\n  http_port: eighty\n', /server\.http_port/],
+    ['server:\n  nope: 1\n', /unknown key\(s\) nope/],
+    ['cache:\n  ttl: soon\n', /cache\.ttl: "soon" is not a duration/],
+    ['version: "2.0"\n', /version "2.0" is not supported/],
+    ['server: [1, 2\n', /not valid YAML/],
+  ])('rejects %j with one clear message', (text, message) => {
+    expect(() => loadConfig({ file: yamlFile(text), env: {} })).toThrow(message);
+  });
+
+  it('rejects bad env values and missing files', () => {
+    expect(() => loadConfig({ env: { VEXIL_CACHE_ENABLED: 'maybe' } })).toThrow(ConfigError);
+    expect(() => loadConfig({ file: '/nonexistent/vexil.yml', env: {} })).toThrow(/cannot read config file/);
+  });
+
+  it('parses durations', () => {
+    expect(ms('1h30m')).toBe(5_400_000);
+    expect(ms('250ms')).toBe(250);
+    expect(ms('0')).toBe(0);
+  });
+
+  it('redacts secrets', () => {
+    const c = loadConfig({
+      env: {
+        VEXIL_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: 'secret-token',
+        VEXIL_CACHE_REDIS_PASSWORD: 'pw',
+        VEXIL_DB_URL: 'postgres://user:hunter2@h/db',
+      },
+    });
+    const text = JSON.stringify(redactConfig(c));
+    expect(text).not.toContain('secret-token');
+    expect(text).not.toContain('hunter2');
+    expect(text).not.toContain('"pw"');
+  });
+});

@@ -1,0 +1,96 @@
+// Runs the real `vexil` program as a child process on free ports, for tests of the whole program.
+
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TSX = `${ROOT}node_modules/.bin/tsx`;
+const MAIN = `${ROOT}src/main.ts`;
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RunningVexil {
+  process: ChildProcess;
+  httpPort: number;
+  grpcPort: number;
+  baseUrl: string;
+  output(): string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `vexil serve` with the given env and waits until /health answers SERVING. */
+export async function startVexil(env: Record<string, string>, args: string[] = ['serve']): Promise<RunningVexil> {
+  const httpPort = await freePort();
+  const grpcPort = await freePort();
+  const child = spawn(TSX, [MAIN, ...args], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      VEXIL_SERVER_HOST: '127.0.0.1',
+      VEXIL_SERVER_HTTP_PORT: String(httpPort),
+      VEXIL_SERVER_GRPC_PORT: String(grpcPort),
+      VEXIL_LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d) => {
+    output += d;
+  });
+  child.stderr?.on('data', (d) => {
+    output += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const baseUrl = `http://127.0.0.1:${httpPort}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`vexil exited with ${child.exitCode}: ${output}`);
+    try {
+      const res = await fetch(`${baseUrl}/health`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`vexil did not become healthy: ${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    process: child,
+    httpPort,
+    grpcPort,
+    baseUrl,
+    output: () => output,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs a `vexil` command to completion. */
+export function runVexil(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(TSX, [MAIN, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
