@@ -1,0 +1,51 @@
+// Polls the namespaces' revisions so this instance sees writes made by other instances within one
+// interval, even without Redis. A failed poll (database down) keeps the held snapshots: evaluations
+// go on answering from the last known configuration.
+
+import type { SnapshotCache } from './snapshot-cache.js';
+
+export interface RevisionPollerOptions {
+  intervalMs: number;
+  onError?(err: unknown): void;
+  onRecovered?(): void;
+}
+
+export class RevisionPoller {
+  #timer: NodeJS.Timeout | undefined;
+  #running = false;
+  #failing = false;
+
+  constructor(
+    private readonly cache: SnapshotCache,
+    private readonly options: RevisionPollerOptions,
+  ) {}
+
+  start(): void {
+    if (this.#timer || this.options.intervalMs <= 0) return;
+    this.#timer = setInterval(() => void this.pollOnce(), this.options.intervalMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** One poll; overlapping calls are skipped. */
+  async pollOnce(): Promise<void> {
+    if (this.#running) return;
+    this.#running = true;
+    try {
+      await this.cache.refreshFromRevisions();
+      if (this.#failing) {
+        this.#failing = false;
+        this.options.onRecovered?.();
+      }
+    } catch (err) {
+      if (!this.#failing) this.options.onError?.(err);
+      this.#failing = true;
+    } finally {
+      this.#running = false;
+    }
+  }
+}

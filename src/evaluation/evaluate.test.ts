@@ -1,0 +1,782 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { DomainError, GrpcCode, InvalidArgumentError, NotFoundError } from '../domain/errors.js';
+import type { ComparisonType, MatchType, SegmentOperator } from '../domain/types.js';
+import { evaluateBoolean, evaluateFlag, evaluateVariant } from './evaluate.js';
+import { explainBoolean, explainVariant } from './explain.js';
+import { thresholdBucket } from './hashing.js';
+import { compileSnapshot, type NamespaceSnapshot } from './snapshot.js';
+import type {
+  ConstraintSource,
+  DistributionSource,
+  FlagSource,
+  NamespaceSource,
+  RolloutSource,
+  RuleSource,
+  SegmentSource,
+  VariantSource,
+} from './source.js';
+
+// ---------------------------------------------------------------------------------------------
+// Builders
+
+const T0 = '2024-01-01T00:00:00Z';
+
+function con(
+  property: string,
+  operator: string,
+  value: string,
+  type: ComparisonType = 'STRING_COMPARISON_TYPE',
+): ConstraintSource {
+  return { id: `${property}-${operator}-${value}`, type, property, operator, value, description: '' };
+}
+
+function seg(
+  key: string,
+  constraints: ConstraintSource[] = [],
+  matchType: MatchType = 'ALL_MATCH_TYPE',
+): SegmentSource {
+  return { key, name: key, description: '', matchType, constraints };
+}
+
+function rule(
+  id: string,
+  rank: number,
+  segmentKeys: string[],
+  distributions: DistributionSource[] = [],
+  segmentOperator: SegmentOperator = 'OR_SEGMENT_OPERATOR',
+): RuleSource {
+  return { id, rank, segmentKeys, segmentOperator, distributions };
+}
+
+const dist = (variantId: string, rollout: number): DistributionSource => ({
+  id: `d-${variantId}-${rollout}`,
+  variantId,
+  rollout,
+});
+
+function variantFlag(
+  key: string,
+  opts: { enabled?: boolean; variants?: VariantSource[]; rules?: RuleSource[]; defaultVariant?: VariantSource } = {},
+): FlagSource {
+  const f: FlagSource = {
+    key,
+    name: key,
+    description: '',
+    enabled: opts.enabled ?? true,
+    type: 'VARIANT_FLAG_TYPE',
+    createdAt: T0,
+    updatedAt: T0,
+    variants: opts.variants ?? [],
+    rules: opts.rules ?? [],
+    rollouts: [],
+  };
+  if (opts.defaultVariant) f.defaultVariant = opts.defaultVariant;
+  return f;
+}
+
+function booleanFlag(key: string, enabled: boolean, rollouts: RolloutSource[] = []): FlagSource {
+  return {
+    key,
+    name: key,
+    description: '',
+    enabled,
+    type: 'BOOLEAN_FLAG_TYPE',
+    createdAt: T0,
+    updatedAt: T0,
+    variants: [],
+    rules: [],
+    rollouts,
+  };
+}
+
+const threshold = (id: string, rank: number, percentage: number, value: boolean): RolloutSource => ({
+  id,
+  rank,
+  type: 'THRESHOLD_ROLLOUT_TYPE',
+  description: '',
+  threshold: { percentage, value },
+});
+
+const segmentRollout = (
+  id: string,
+  rank: number,
+  segmentKeys: string[],
+  value: boolean,
+  segmentOperator: SegmentOperator = 'OR_SEGMENT_OPERATOR',
+): RolloutSource => ({
+  id,
+  rank,
+  type: 'SEGMENT_ROLLOUT_TYPE',
+  description: '',
+  segment: { segmentKeys, segmentOperator, value },
+});
+
+function snap(flags: FlagSource[], segments: SegmentSource[] = []): NamespaceSnapshot {
+  const source: NamespaceSource = { namespaceKey: 'default', revision: 'r1', flags, segments };
+  return compileSnapshot(source);
+}
+
+const boz: VariantSource = { id: 'v-boz', key: 'boz', attachment: '{"n":1}' };
+const booz: VariantSource = { id: 'v-booz', key: 'booz', attachment: '' };
+const dflt: VariantSource = { id: 'v-default', key: 'default-variant', attachment: '{"d":true}' };
+const barSegment = seg('bar', [con('bar', 'eq', 'baz')]);
+
+// ---------------------------------------------------------------------------------------------
+
+describe("Flipt's own examples (legacy_evaluator_test.go)", () => {
+  const fiftyFifty = snap(
+    [
+      variantFlag('foo', {
+        variants: [boz, booz],
+        rules: [rule('r1', 1, ['bar'], [dist('v-boz', 50), dist('v-booz', 50)])],
+      }),
+    ],
+    [barSegment],
+  );
+
+  it('foo/1 with 50/50 boz/booz → boz', () => {
+    expect(evaluateVariant(fiftyFifty, 'foo', '1', { bar: 'baz' })).toEqual({
+      match: true,
+      segmentKeys: ['bar'],
+      reason: 'MATCH_EVALUATION_REASON',
+      variantKey: 'boz',
+      variantAttachment: '{"n":1}',
+      flagKey: 'foo',
+    });
+  });
+
+  it('foo/2 → booz', () => {
+    expect(evaluateVariant(fiftyFifty, 'foo', '2', { bar: 'baz' })).toMatchObject({ match: true, variantKey: 'booz' });
+  });
+
+  it('foo/123 with a single 10% distribution → no match', () => {
+    const s = snap(
+      [variantFlag('foo', { variants: [boz], rules: [rule('r1', 1, ['bar'], [dist('v-boz', 10)])] })],
+      [barSegment],
+    );
+    expect(evaluateVariant(s, 'foo', '123', { bar: 'baz' })).toEqual({
+      match: false,
+      segmentKeys: ['bar'],
+      reason: 'UNKNOWN_EVALUATION_REASON',
+      variantKey: '',
+      variantAttachment: '',
+      flagKey: 'foo',
+    });
+  });
+});
+
+describe('variant evaluation', () => {
+  it('a disabled flag is FLAG_DISABLED, with the default variant when there is one', () => {
+    const rules = [rule('r1', 1, ['bar'], [dist('v-boz', 100)])];
+    const without = snap([variantFlag('f', { enabled: false, variants: [boz], rules })], [barSegment]);
+    expect(evaluateVariant(without, 'f', 'e', { bar: 'baz' })).toEqual({
+      match: false,
+      segmentKeys: [],
+      reason: 'FLAG_DISABLED_EVALUATION_REASON',
+      variantKey: '',
+      variantAttachment: '',
+      flagKey: 'f',
+    });
+    const withDefault = snap(
+      [variantFlag('f', { enabled: false, variants: [boz, dflt], rules, defaultVariant: dflt })],
+      [barSegment],
+    );
+    expect(evaluateVariant(withDefault, 'f', 'e', { bar: 'baz' })).toMatchObject({
+      match: false,
+      reason: 'FLAG_DISABLED_EVALUATION_REASON',
+      variantKey: 'default-variant',
+      variantAttachment: '{"d":true}',
+    });
+  });
+
+  it('no rules: UNKNOWN without a default variant, DEFAULT with one', () => {
+    expect(evaluateVariant(snap([variantFlag('f')]), 'f', 'e', {})).toMatchObject({
+      match: false,
+      reason: 'UNKNOWN_EVALUATION_REASON',
+      variantKey: '',
+      segmentKeys: [],
+    });
+    expect(
+      evaluateVariant(snap([variantFlag('f', { variants: [dflt], defaultVariant: dflt })]), 'f', 'e', {}),
+    ).toMatchObject({
+      match: false,
+      reason: 'DEFAULT_EVALUATION_REASON',
+      variantKey: 'default-variant',
+      variantAttachment: '{"d":true}',
+    });
+  });
+
+  it('no rule matching: UNKNOWN or DEFAULT', () => {
+    const rules = [rule('r1', 1, ['bar'], [dist('v-boz', 100)])];
+    expect(
+      evaluateVariant(snap([variantFlag('f', { variants: [boz], rules })], [barSegment]), 'f', 'e', {}),
+    ).toMatchObject({
+      match: false,
+      reason: 'UNKNOWN_EVALUATION_REASON',
+    });
+    const s = snap([variantFlag('f', { variants: [boz, dflt], rules, defaultVariant: dflt })], [barSegment]);
+    expect(evaluateVariant(s, 'f', 'e', { bar: 'nope' })).toMatchObject({
+      match: false,
+      reason: 'DEFAULT_EVALUATION_REASON',
+      variantKey: 'default-variant',
+      segmentKeys: [],
+    });
+  });
+
+  it('a matched rule without distributions is MATCH with the default variant or ""', () => {
+    const rules = [rule('r1', 1, ['bar'])];
+    expect(evaluateVariant(snap([variantFlag('f', { rules })], [barSegment]), 'f', 'e', { bar: 'baz' })).toEqual({
+      match: true,
+      segmentKeys: ['bar'],
+      reason: 'MATCH_EVALUATION_REASON',
+      variantKey: '',
+      variantAttachment: '',
+      flagKey: 'f',
+    });
+    const s = snap([variantFlag('f', { variants: [dflt], rules, defaultVariant: dflt })], [barSegment]);
+    expect(evaluateVariant(s, 'f', 'e', { bar: 'baz' })).toMatchObject({
+      match: true,
+      reason: 'MATCH_EVALUATION_REASON',
+      variantKey: 'default-variant',
+    });
+    // Only 0% distributions count as none.
+    const zero = snap(
+      [variantFlag('f', { variants: [boz], rules: [rule('r1', 1, ['bar'], [dist('v-boz', 0)])] })],
+      [barSegment],
+    );
+    expect(evaluateVariant(zero, 'f', 'e', { bar: 'baz' })).toMatchObject({ match: true, variantKey: '' });
+  });
+
+  it('a bucket gap returns no match with the prefilled reason and does not try later rules', () => {
+    // foo/123 is in bucket 253: a 10% rule leaves it in the gap.
+    const rules = [rule('r1', 1, ['bar'], [dist('v-boz', 10)]), rule('r2', 2, ['bar'], [dist('v-booz', 100)])];
+    expect(
+      evaluateVariant(snap([variantFlag('foo', { variants: [boz, booz], rules })], [barSegment]), 'foo', '123', {
+        bar: 'baz',
+      }),
+    ).toEqual({
+      match: false,
+      segmentKeys: ['bar'],
+      reason: 'UNKNOWN_EVALUATION_REASON',
+      variantKey: '',
+      variantAttachment: '',
+      flagKey: 'foo',
+    });
+    const s = snap([variantFlag('foo', { variants: [boz, booz, dflt], rules, defaultVariant: dflt })], [barSegment]);
+    expect(evaluateVariant(s, 'foo', '123', { bar: 'baz' })).toMatchObject({
+      match: false,
+      reason: 'DEFAULT_EVALUATION_REASON',
+      variantKey: 'default-variant',
+      segmentKeys: ['bar'],
+    });
+  });
+
+  it('tries rules in rank order whatever the source order', () => {
+    const rules = [rule('late', 2, ['all'], [dist('v-booz', 100)]), rule('early', 1, ['all'], [dist('v-boz', 100)])];
+    const s = snap([variantFlag('f', { variants: [boz, booz], rules })], [seg('all')]);
+    expect(evaluateVariant(s, 'f', 'e', {}).variantKey).toBe('boz');
+    expect(s.flags.get('f')?.rules.map((r) => r.id)).toEqual(['early', 'late']);
+  });
+
+  it('applies OR and AND segment operators and reports the matching segments', () => {
+    const segments = [
+      seg('a', [con('x', 'eq', '1')]),
+      seg('b', [con('y', 'eq', '1')]),
+      seg('c', [con('z', 'eq', '1')]),
+    ];
+    const or = snap([variantFlag('f', { rules: [rule('r', 1, ['a', 'b', 'c'])] })], segments);
+    expect(evaluateVariant(or, 'f', 'e', { y: '1' })).toMatchObject({ match: true, segmentKeys: ['b'] });
+    expect(evaluateVariant(or, 'f', 'e', { x: '1', z: '1' })).toMatchObject({ match: true, segmentKeys: ['a', 'c'] });
+    expect(evaluateVariant(or, 'f', 'e', { x: '1', y: '1', z: '1' })).toMatchObject({ segmentKeys: ['a', 'b', 'c'] });
+    expect(evaluateVariant(or, 'f', 'e', {})).toMatchObject({ match: false, reason: 'UNKNOWN_EVALUATION_REASON' });
+    const and = snap([variantFlag('f', { rules: [rule('r', 1, ['a', 'b'], [], 'AND_SEGMENT_OPERATOR')] })], segments);
+    expect(evaluateVariant(and, 'f', 'e', { x: '1' }).match).toBe(false);
+    expect(evaluateVariant(and, 'f', 'e', { x: '1', y: '1' })).toMatchObject({ match: true, segmentKeys: ['a', 'b'] });
+  });
+
+  it('matches segments by match type: ALL, ANY, and empty segments', () => {
+    const segments = [
+      seg('all', [con('x', 'eq', '1'), con('y', 'eq', '1')]),
+      seg('any', [con('x', 'eq', '1'), con('y', 'eq', '1')], 'ANY_MATCH_TYPE'),
+      seg('empty-all', []),
+      seg('empty-any', [], 'ANY_MATCH_TYPE'),
+      seg('weird', [], 'SOME_MATCH_TYPE' as MatchType),
+    ];
+    const s = snap(
+      ['all', 'any', 'empty-all', 'empty-any', 'weird'].map((k) => variantFlag(k, { rules: [rule(`r-${k}`, 1, [k])] })),
+      segments,
+    );
+    expect(evaluateVariant(s, 'all', 'e', { x: '1' }).match).toBe(false);
+    expect(evaluateVariant(s, 'all', 'e', { x: '1', y: '1' }).match).toBe(true);
+    expect(evaluateVariant(s, 'any', 'e', { y: '1' }).match).toBe(true);
+    expect(evaluateVariant(s, 'any', 'e', {}).match).toBe(false);
+    expect(evaluateVariant(s, 'empty-all', 'e', {}).match).toBe(true);
+    expect(evaluateVariant(s, 'empty-any', 'e', {}).match).toBe(true);
+    expect(evaluateVariant(s, 'weird', 'e', {}).match).toBe(false);
+  });
+
+  it('ignores rules without (known) segments and resolves variants namespace-wide', () => {
+    const other = variantFlag('other', { variants: [{ id: 'v-x', key: 'x', attachment: '"a"' }] });
+    const s = snap(
+      [
+        variantFlag('f', {
+          rules: [rule('none', 1, []), rule('dangling', 2, ['ghost']), rule('real', 3, ['all'], [dist('v-x', 100)])],
+        }),
+        other,
+      ],
+      [seg('all')],
+    );
+    expect(s.flags.get('f')?.rules.map((r) => r.id)).toEqual(['real']);
+    expect(evaluateVariant(s, 'f', 'e', {})).toMatchObject({ match: true, variantKey: 'x', variantAttachment: '"a"' });
+  });
+
+  it('fails on an unknown constraint type in a tried rule, but not in a rule never reached', () => {
+    const segments = [seg('all'), seg('bad', [con('x', 'eq', '1', 'UNKNOWN_COMPARISON_TYPE'), con('y', 'eq', '1')])];
+    const first = snap(
+      [variantFlag('f', { rules: [rule('r1', 1, ['all', 'bad']), rule('r2', 2, ['all'])] })],
+      segments,
+    );
+    expect(() => evaluateVariant(first, 'f', 'e', { y: '1' })).toThrowError(
+      new InvalidArgumentError('unknown constraint type'),
+    );
+    const later = snap([variantFlag('f', { rules: [rule('r1', 1, ['all']), rule('r2', 2, ['bad'])] })], segments);
+    expect(evaluateVariant(later, 'f', 'e', {}).match).toBe(true);
+  });
+
+  it('evaluates every constraint type through the snapshot', () => {
+    const segments = [
+      seg('mixed', [
+        con('plan', 'isoneof', '["pro","team"]'),
+        con('age', 'gte', '18', 'NUMBER_COMPARISON_TYPE'),
+        con('beta', 'true', '', 'BOOLEAN_COMPARISON_TYPE'),
+        con('signup', 'lt', '2024-06-01', 'DATETIME_COMPARISON_TYPE'),
+        con('entityId', 'contains', '@corp', 'ENTITY_ID_COMPARISON_TYPE'),
+      ]),
+    ];
+    const s = snap(
+      [variantFlag('f', { variants: [boz], rules: [rule('r', 1, ['mixed'], [dist('v-boz', 100)])] })],
+      segments,
+    );
+    const ctx = { plan: 'team', age: '18', beta: 'T', signup: '2024-05-31T23:59:59Z' };
+    expect(evaluateVariant(s, 'f', 'ann@corp', ctx).variantKey).toBe('boz');
+    expect(evaluateVariant(s, 'f', 'ann@home', ctx).match).toBe(false);
+    expect(evaluateVariant(s, 'f', 'ann@corp', { ...ctx, age: '17.9' }).match).toBe(false);
+    expect(evaluateVariant(s, 'f', 'ann@corp', { ...ctx, beta: 'yes' }).match).toBe(false);
+  });
+});
+
+describe('boolean evaluation', () => {
+  // thresholdBucket("1", "foo") = 63.
+  it('without rollouts returns flag.enabled with DEFAULT', () => {
+    expect(evaluateBoolean(snap([booleanFlag('foo', true)]), 'foo', '1', {})).toEqual({
+      enabled: true,
+      reason: 'DEFAULT_EVALUATION_REASON',
+      segmentKeys: [],
+      flagKey: 'foo',
+    });
+    expect(evaluateBoolean(snap([booleanFlag('foo', false)]), 'foo', '1', {})).toMatchObject({
+      enabled: false,
+      reason: 'DEFAULT_EVALUATION_REASON',
+    });
+  });
+
+  it('evaluates rollouts even when the flag is disabled, never FLAG_DISABLED', () => {
+    const s = snap([booleanFlag('foo', false, [threshold('t', 1, 100, true)])]);
+    expect(evaluateBoolean(s, 'foo', '1', {})).toEqual({
+      enabled: true,
+      reason: 'MATCH_EVALUATION_REASON',
+      segmentKeys: [],
+      flagKey: 'foo',
+    });
+  });
+
+  it('threshold: float32(bucket) < float32(percentage)', () => {
+    const at = (p: number): boolean =>
+      evaluateBoolean(snap([booleanFlag('foo', false, [threshold('t', 1, p, true)])]), 'foo', '1', {}).enabled;
+    expect(at(63)).toBe(false);
+    expect(at(63.5)).toBe(true);
+    expect(at(64)).toBe(true);
+    expect(at(0)).toBe(false);
+    expect(at(100)).toBe(true);
+    const pct333 = (entity: string): boolean =>
+      evaluateBoolean(snap([booleanFlag('foo', false, [threshold('t', 1, 33.3, true)])]), 'foo', entity, {}).enabled;
+    expect(pct333('123')).toBe(true); // bucket 17
+  });
+
+  it('segment rollouts return their value and matching segments; rollouts go in rank order', () => {
+    const segments = [seg('beta', [con('beta', 'eq', 'yes')]), seg('staff', [con('staff', 'eq', 'yes')])];
+    const s = snap(
+      [
+        booleanFlag('foo', true, [
+          segmentRollout('s2', 3, ['beta', 'staff'], true, 'AND_SEGMENT_OPERATOR'),
+          segmentRollout('s1', 2, ['beta', 'staff'], false),
+          threshold('t', 1, 10, true),
+          { id: 'empty', rank: 4, type: 'UNKNOWN_ROLLOUT_TYPE', description: '' },
+        ]),
+      ],
+      segments,
+    );
+    expect(evaluateBoolean(s, 'foo', '1', { staff: 'yes' })).toEqual({
+      enabled: false,
+      reason: 'MATCH_EVALUATION_REASON',
+      segmentKeys: ['staff'],
+      flagKey: 'foo',
+    });
+    expect(evaluateBoolean(s, 'foo', '1', {})).toMatchObject({ enabled: true, reason: 'DEFAULT_EVALUATION_REASON' });
+    expect(s.flags.get('foo')?.rollouts.map((r) => r.id)).toEqual(['t', 's1', 's2', 'empty']);
+  });
+
+  it('fails on an unknown constraint type only when the segment rollout is reached', () => {
+    const segments = [seg('bad', [con('x', 'eq', '1', 'UNKNOWN_COMPARISON_TYPE')])];
+    const reached = snap([booleanFlag('foo', true, [segmentRollout('s', 1, ['bad'], true)])], segments);
+    expect(() => evaluateBoolean(reached, 'foo', '1', {})).toThrowError('unknown constraint type');
+    const shadowed = snap(
+      [booleanFlag('foo', true, [threshold('t', 1, 100, false), segmentRollout('s', 2, ['bad'], true)])],
+      segments,
+    );
+    expect(evaluateBoolean(shadowed, 'foo', '1', {}).enabled).toBe(false);
+  });
+});
+
+describe('errors', () => {
+  const s = snap([variantFlag('v'), booleanFlag('b', true)]);
+
+  it('not found', () => {
+    let error: unknown;
+    try {
+      evaluateVariant(s, 'nope', 'e', {});
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((error as NotFoundError).message).toBe('flag "default/nope" not found');
+    expect((error as NotFoundError).code).toBe(GrpcCode.NOT_FOUND);
+    expect(() => evaluateBoolean(s, '', 'e', {})).toThrowError('flag "default/" not found');
+  });
+
+  it('wrong flag type', () => {
+    expect(() => evaluateVariant(s, 'b', 'e', {})).toThrowError(
+      new InvalidArgumentError('flag type BOOLEAN_FLAG_TYPE invalid'),
+    );
+    expect(() => evaluateBoolean(s, 'v', 'e', {})).toThrowError(
+      new InvalidArgumentError('flag type VARIANT_FLAG_TYPE invalid'),
+    );
+  });
+});
+
+describe('evaluateFlag (batch items)', () => {
+  const s = snap([variantFlag('v'), booleanFlag('b', true)]);
+
+  it('dispatches on the flag type', () => {
+    expect(evaluateFlag(s, 'v', 'e', {})).toEqual({
+      type: 'VARIANT_EVALUATION_RESPONSE_TYPE',
+      variantResponse: evaluateVariant(s, 'v', 'e', {}),
+    });
+    expect(evaluateFlag(s, 'b', 'e', {})).toEqual({
+      type: 'BOOLEAN_EVALUATION_RESPONSE_TYPE',
+      booleanResponse: evaluateBoolean(s, 'b', 'e', {}),
+    });
+  });
+
+  it('turns a missing flag or namespace into an error item', () => {
+    const notFound = {
+      type: 'ERROR_EVALUATION_RESPONSE_TYPE',
+      errorResponse: { flagKey: 'x', reason: 'NOT_FOUND_ERROR_EVALUATION_REASON' },
+    };
+    expect(evaluateFlag(s, 'x', 'e', {})).toEqual(notFound);
+    expect(evaluateFlag(undefined, 'x', 'e', {})).toEqual(notFound);
+  });
+
+  it('fails on an unknown flag type', () => {
+    const weird = snap([{ ...booleanFlag('w', true), type: 'OTHER_FLAG_TYPE' as 'BOOLEAN_FLAG_TYPE' }]);
+    expect(() => evaluateFlag(weird, 'w', 'e', {})).toThrowError('unknown flag type: OTHER_FLAG_TYPE');
+  });
+});
+
+describe('explain', () => {
+  const segments = [
+    seg('people', [
+      con('age', 'gte', '18', 'NUMBER_COMPARISON_TYPE'),
+      con('plan', 'eq', 'pro'),
+      con('country', 'neq', 'fr'),
+    ]),
+    seg('all'),
+  ];
+  const s = snap(
+    [
+      variantFlag('foo', {
+        variants: [boz, booz],
+        rules: [rule('r1', 1, ['people'], [dist('v-boz', 100)]), rule('r2', 2, ['all'], [dist('v-boz', 10)])],
+      }),
+      booleanFlag('bool', true, [threshold('t', 1, 10, false), segmentRollout('s', 2, ['people'], false)]),
+    ],
+    segments,
+  );
+
+  it('reports each rule tried, each segment and each constraint with the reason it failed', () => {
+    const x = explainVariant(s, 'foo', '123', { age: 'old', plan: 'basic' });
+    expect(x.bucket).toBe(253);
+    expect(x.decision).toBe('RULE_MATCHED_BUCKET_GAP');
+    expect(x.result).toEqual(evaluateVariant(s, 'foo', '123', { age: 'old', plan: 'basic' }));
+    expect(x.rules.map((r) => [r.id, r.matched])).toEqual([
+      ['r1', false],
+      ['r2', true],
+    ]);
+    const constraints = x.rules[0]?.segments[0]?.constraints ?? [];
+    expect(constraints.map((c) => [c.property, c.matched, c.failure, c.unparsable, c.actual])).toEqual([
+      ['age', false, 'parse failure', 'context value', 'old'],
+      ['plan', false, 'comparison false', null, 'basic'],
+      ['country', false, 'missing property', null, null],
+    ]);
+    expect(x.rules[1]?.distributions).toEqual([{ variantKey: 'boz', rollout: 10, bucketStart: 0, bucketEnd: 100 }]);
+  });
+
+  it('explains a match, a disabled flag and no match', () => {
+    const match = explainVariant(s, 'foo', '1', { age: '30', plan: 'pro', country: 'de' });
+    expect(match.decision).toBe('RULE_MATCHED_DISTRIBUTION');
+    expect(match.rules).toHaveLength(1);
+    expect(match.result.variantKey).toBe('boz');
+    const disabled = explainVariant(snap([variantFlag('d', { enabled: false })]), 'd', '1', {});
+    expect(disabled.decision).toBe('FLAG_DISABLED');
+    expect(disabled.rules).toEqual([]);
+    const none = explainVariant(snap([variantFlag('n')]), 'n', '1', {});
+    expect(none.decision).toBe('NO_RULE_MATCHED');
+  });
+
+  it('explains boolean rollouts with the threshold bucket', () => {
+    const x = explainBoolean(s, 'bool', '1', { age: '40', plan: 'pro', country: 'de' });
+    expect(x.bucket).toBe(thresholdBucket('1', 'bool'));
+    expect(x.decision).toBe('SEGMENT_MATCHED');
+    expect(x.rollouts.map((r) => [r.id, r.kind, r.matched])).toEqual([
+      ['t', 'threshold', false],
+      ['s', 'segment', true],
+    ]);
+    expect(x.result).toEqual({
+      enabled: false,
+      reason: 'MATCH_EVALUATION_REASON',
+      segmentKeys: ['people'],
+      flagKey: 'bool',
+    });
+    expect(explainBoolean(s, 'bool', '1', {}).decision).toBe('DEFAULT');
+  });
+
+  it('throws the same errors as evaluation', () => {
+    expect(() => explainVariant(s, 'bool', '1', {})).toThrowError('flag type BOOLEAN_FLAG_TYPE invalid');
+    expect(() => explainBoolean(s, 'nope', '1', {})).toThrowError('flag "default/nope" not found');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Properties
+
+const TYPES: ComparisonType[] = [
+  'STRING_COMPARISON_TYPE',
+  'NUMBER_COMPARISON_TYPE',
+  'BOOLEAN_COMPARISON_TYPE',
+  'DATETIME_COMPARISON_TYPE',
+  'ENTITY_ID_COMPARISON_TYPE',
+];
+const OPERATORS = [
+  'eq',
+  'neq',
+  'lt',
+  'lte',
+  'gt',
+  'gte',
+  'empty',
+  'notempty',
+  'true',
+  'false',
+  'present',
+  'notpresent',
+  'prefix',
+  'suffix',
+  'isoneof',
+  'isnotoneof',
+  'contains',
+  'notcontains',
+  'EQ',
+  'bogus',
+];
+const PROPERTIES = ['a', 'b', 'c', 'entityId', 'constructor'];
+const INTERESTING = [
+  '',
+  ' ',
+  '0',
+  '1',
+  '-1.5',
+  '1e400',
+  'nan',
+  'inf',
+  '0x1p3',
+  '1_000',
+  'true',
+  'F',
+  'x',
+  'pro',
+  '2024-01-02',
+  '2024-01-02T03:04:05Z',
+  '2024-01-02T3:04:05+24:00',
+  '["a","1"]',
+  '[1,2]',
+  'null',
+  '[null]',
+  '\ufeff',
+];
+const valueArb = fc.oneof(fc.constantFrom(...INTERESTING), fc.string({ maxLength: 12 }), fc.double().map(String));
+
+const constraintArb = fc.record({
+  id: fc.constant('c'),
+  type: fc.constantFrom(...TYPES),
+  property: fc.constantFrom(...PROPERTIES),
+  operator: fc.constantFrom(...OPERATORS),
+  value: valueArb,
+  description: fc.constant(''),
+});
+const segmentArb = (key: string): fc.Arbitrary<SegmentSource> =>
+  fc.record({
+    key: fc.constant(key),
+    name: fc.constant(key),
+    description: fc.constant(''),
+    matchType: fc.constantFrom<MatchType>('ALL_MATCH_TYPE', 'ANY_MATCH_TYPE'),
+    constraints: fc.array(constraintArb, { maxLength: 3 }),
+  });
+const operatorArb = fc.constantFrom<SegmentOperator>('OR_SEGMENT_OPERATOR', 'AND_SEGMENT_OPERATOR');
+const segKeysArb = fc.subarray(['s1', 's2', 's3'], { minLength: 1 });
+
+const sourceArb: fc.Arbitrary<NamespaceSource> = fc
+  .record({
+    segments: fc.tuple(segmentArb('s1'), segmentArb('s2'), segmentArb('s3')),
+    rules: fc.array(
+      fc.record({
+        rank: fc.integer({ min: 1, max: 5 }),
+        segmentKeys: segKeysArb,
+        segmentOperator: operatorArb,
+        rollouts: fc.array(fc.double({ min: 0, max: 100, noNaN: true }), { maxLength: 3 }),
+      }),
+      { maxLength: 3 },
+    ),
+    rollouts: fc.array(
+      fc.oneof(
+        fc
+          .record({ percentage: fc.double({ min: 0, max: 100, noNaN: true }), value: fc.boolean() })
+          .map((t) => ({ threshold: t })),
+        fc
+          .record({ segmentKeys: segKeysArb, segmentOperator: operatorArb, value: fc.boolean() })
+          .map((s) => ({ segment: s })),
+      ),
+      { maxLength: 3 },
+    ),
+    enabled: fc.boolean(),
+    withDefault: fc.boolean(),
+  })
+  .map(({ segments, rules, rollouts, enabled, withDefault }) => ({
+    namespaceKey: 'default',
+    revision: '1',
+    segments: [...segments],
+    flags: [
+      variantFlag('v', {
+        enabled,
+        variants: [boz, booz, dflt],
+        ...(withDefault ? { defaultVariant: dflt } : {}),
+        rules: rules.map((r, i) =>
+          rule(
+            `r${i}`,
+            r.rank,
+            r.segmentKeys,
+            r.rollouts.map((x, j) => dist(j % 2 === 0 ? 'v-boz' : 'v-booz', x)),
+            r.segmentOperator,
+          ),
+        ),
+      }),
+      booleanFlag(
+        'b',
+        enabled,
+        rollouts.map((r, i) => ({ id: `o${i}`, rank: i + 1, type: 'THRESHOLD_ROLLOUT_TYPE', description: '', ...r })),
+      ),
+    ],
+  }));
+
+const contextArb = fc.dictionary(fc.constantFrom(...PROPERTIES, 'z'), valueArb, { maxKeys: 5 });
+const entityArb = fc.oneof(fc.constantFrom('', '1', '123', 'user@corp'), fc.string({ maxLength: 16 }));
+
+describe('properties', () => {
+  it('evaluation never throws on any context, entity id or constraint value, and explain agrees with it', () => {
+    fc.assert(
+      fc.property(sourceArb, contextArb, entityArb, (source, context, entityId) => {
+        const s = compileSnapshot(source);
+        const v = evaluateVariant(s, 'v', entityId, context);
+        const b = evaluateBoolean(s, 'b', entityId, context);
+        expect(explainVariant(s, 'v', entityId, context).result).toEqual(v);
+        expect(explainBoolean(s, 'b', entityId, context).result).toEqual(b);
+        expect(evaluateFlag(s, 'v', entityId, context)).toEqual({
+          type: 'VARIANT_EVALUATION_RESPONSE_TYPE',
+          variantResponse: v,
+        });
+      }),
+      { numRuns: 3000, seed: 7 },
+    );
+  });
+
+  it('evaluation is deterministic (same snapshot, or a recompiled one, gives the same result)', () => {
+    fc.assert(
+      fc.property(sourceArb, contextArb, entityArb, (source, context, entityId) => {
+        const a = compileSnapshot(source);
+        const b = compileSnapshot(JSON.parse(JSON.stringify(source)) as NamespaceSource);
+        expect(evaluateVariant(a, 'v', entityId, context)).toEqual(evaluateVariant(a, 'v', entityId, { ...context }));
+        expect(evaluateVariant(a, 'v', entityId, context)).toEqual(evaluateVariant(b, 'v', entityId, context));
+        expect(evaluateBoolean(a, 'b', entityId, context)).toEqual(evaluateBoolean(b, 'b', entityId, context));
+      }),
+      { numRuns: 1000, seed: 11 },
+    );
+  });
+
+  it('only documented domain errors escape, even with unknown types and odd data', () => {
+    const odd = fc.record({
+      type: fc.constantFrom<string>(...TYPES, 'UNKNOWN_COMPARISON_TYPE', 'NOPE'),
+      matchType: fc.constantFrom<string>('ALL_MATCH_TYPE', 'ANY_MATCH_TYPE', 'WHAT'),
+      operator: fc.constantFrom<string>('OR_SEGMENT_OPERATOR', 'AND_SEGMENT_OPERATOR', 'XOR'),
+      value: valueArb,
+      rollout: fc.oneof(fc.double(), fc.constant(Number.NaN)),
+      entityId: entityArb,
+      context: contextArb,
+    });
+    fc.assert(
+      fc.property(odd, (o) => {
+        const s = snap(
+          [
+            variantFlag('v', {
+              variants: [boz],
+              rules: [
+                rule(
+                  'r',
+                  1,
+                  ['s', 'ghost'],
+                  [dist('v-boz', o.rollout), dist('gone', 50)],
+                  o.operator as SegmentOperator,
+                ),
+              ],
+            }),
+            booleanFlag('b', true, [segmentRollout('o', 1, ['s'], true, o.operator as SegmentOperator)]),
+          ],
+          [seg('s', [{ ...con('a', 'eq', o.value), type: o.type as ComparisonType }], o.matchType as MatchType)],
+        );
+        for (const run of [
+          () => evaluateVariant(s, 'v', o.entityId, o.context),
+          () => evaluateBoolean(s, 'b', o.entityId, o.context),
+          () => explainVariant(s, 'v', o.entityId, o.context),
+          () => explainBoolean(s, 'b', o.entityId, o.context),
+        ]) {
+          try {
+            run();
+          } catch (e) {
+            expect(e).toBeInstanceOf(DomainError);
+            expect((e as Error).message).toBe('unknown constraint type');
+          }
+        }
+      }),
+      { numRuns: 2000, seed: 3 },
+    );
+  });
+});

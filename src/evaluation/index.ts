@@ -1,0 +1,59 @@
+// The evaluation module's public surface: what storage, the cache and the API layers import.
+
+export type {
+  CompiledConstraint,
+  ConstraintInput,
+  NormalizedConstraint,
+} from './constraints.js';
+export {
+  BOOLEAN_OPERATORS,
+  compileConstraint,
+  DATETIME_OPERATORS,
+  ENTITY_ID_OPERATORS,
+  ENTITY_ID_PROPERTY,
+  MAX_JSON_ARRAY_ITEMS,
+  matchConstraint,
+  NO_VALUE_OPERATORS,
+  NUMBER_OPERATORS,
+  STRING_OPERATORS,
+  validateConstraint,
+} from './constraints.js';
+export type {
+  BooleanEvaluation,
+  EvaluationContext,
+  EvaluationReason,
+  FlagEvaluation,
+  VariantEvaluation,
+} from './evaluate.js';
+export { evaluateBoolean, evaluateFlag, evaluateVariant } from './evaluate.js';
+export type {
+  BooleanExplanation,
+  ConstraintExplanation,
+  RolloutExplanation,
+  RuleExplanation,
+  SegmentExplanation,
+  VariantExplanation,
+} from './explain.js';
+export { explainBoolean, explainVariant } from './explain.js';
+export { distributionWidth, thresholdBucket, variantBucket } from './hashing.js';
+export type {
+  CompiledDistribution,
+  CompiledFlag,
+  CompiledRollout,
+  CompiledRule,
+  CompiledSegment,
+  CompiledVariant,
+  NamespaceSnapshot,
+} from './snapshot.js';
+export { compileSnapshot } from './snapshot.js';
+export type {
+  ConstraintSource,
+  DistributionSource,
+  FlagSource,
+  NamespaceSource,
+  RolloutSource,
+  RuleSource,
+  SegmentSource,
+  VariantSource,
+} from './source.js';
+export { parseNamespaceSource, sourceFromJson, sourceToJson } from './source.js';

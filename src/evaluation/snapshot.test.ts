@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import { ConstraintKind, Op } from './constraints.js';
+import { compileSnapshot } from './snapshot.js';
+import type { NamespaceSource } from './source.js';
+
+const source: NamespaceSource = {
+  namespaceKey: 'default',
+  revision: '42',
+  segments: [
+    {
+      key: 'shared',
+      name: 'Shared',
+      description: '',
+      matchType: 'ALL_MATCH_TYPE',
+      constraints: [
+        { id: 'n', type: 'NUMBER_COMPARISON_TYPE', property: 'age', operator: 'gt', value: '1_8', description: '' },
+        {
+          id: 'l',
+          type: 'STRING_COMPARISON_TYPE',
+          property: 'plan',
+          operator: 'isoneof',
+          value: '["a","b"]',
+          description: '',
+        },
+        {
+          id: 'd',
+          type: 'DATETIME_COMPARISON_TYPE',
+          property: 'at',
+          operator: 'lt',
+          value: '2024-01-02',
+          description: '',
+        },
+        { id: 'x', type: 'NUMBER_COMPARISON_TYPE', property: 'n', operator: 'eq', value: 'ten', description: '' },
+      ],
+    },
+  ],
+  flags: [
+    {
+      key: 'f',
+      name: 'F',
+      description: '',
+      enabled: true,
+      type: 'VARIANT_FLAG_TYPE',
+      createdAt: '2024-01-01T00:00:00Z',
+      updatedAt: '2024-01-01T00:00:00Z',
+      variants: [
+        { id: 'v1', key: 'one', attachment: '' },
+        { id: 'v2', key: 'two', attachment: '{"x":1}' },
+      ],
+      rules: [
+        {
+          id: 'r2',
+          rank: 2,
+          segmentKeys: ['shared', 'shared'],
+          segmentOperator: 'AND_SEGMENT_OPERATOR',
+          distributions: [
+            { id: 'd0', variantId: 'v1', rollout: 0 },
+            { id: 'd1', variantId: 'v1', rollout: 33.33 },
+            { id: 'd2', variantId: 'v2', rollout: 33.34 },
+          ],
+        },
+        { id: 'r1', rank: 1, segmentKeys: ['shared'], segmentOperator: 'OR_SEGMENT_OPERATOR', distributions: [] },
+      ],
+      rollouts: [],
+    },
+    {
+      key: 'g',
+      name: 'G',
+      description: '',
+      enabled: true,
+      type: 'BOOLEAN_FLAG_TYPE',
+      createdAt: '2024-01-01T00:00:00Z',
+      updatedAt: '2024-01-01T00:00:00Z',
+      variants: [],
+      rules: [],
+      rollouts: [
+        {
+          id: 'o2',
+          rank: 2,
+          type: 'SEGMENT_ROLLOUT_TYPE',
+          description: '',
+          segment: { segmentKeys: ['shared'], segmentOperator: 'OR_SEGMENT_OPERATOR', value: true },
+        },
+        {
+          id: 'o1',
+          rank: 1,
+          type: 'THRESHOLD_ROLLOUT_TYPE',
+          description: '',
+          threshold: { percentage: 33.3, value: true },
+        },
+      ],
+    },
+  ],
+};
+
+describe('compileSnapshot', () => {
+  const snapshot = compileSnapshot(source);
+  const flag = snapshot.flags.get('f');
+
+  it('indexes flags by key and keeps their source order', () => {
+    expect(snapshot.namespaceKey).toBe('default');
+    expect(snapshot.revision).toBe('42');
+    expect(snapshot.flagList.map((f) => f.key)).toEqual(['f', 'g']);
+    expect(flag?.type).toBe('VARIANT_FLAG_TYPE');
+  });
+
+  it('sorts rules and rollouts by rank and shares segment objects', () => {
+    expect(flag?.rules.map((r) => r.id)).toEqual(['r1', 'r2']);
+    expect(snapshot.flags.get('g')?.rollouts.map((r) => r.id)).toEqual(['o1', 'o2']);
+    const shared = snapshot.segments.get('shared');
+    expect(flag?.rules[0]?.segments[0]).toBe(shared);
+    const rollout = snapshot.flags.get('g')?.rollouts[1];
+    expect(rollout?.kind === 'segment' && rollout.segments[0]).toBe(shared);
+  });
+
+  it('de-duplicates segment keys of a rule', () => {
+    expect(flag?.rules[1]?.segmentKeys).toEqual(['shared']);
+  });
+
+  it('pre-parses constraint values', () => {
+    const [n, l, d, x] = snapshot.segments.get('shared')?.constraints ?? [];
+    expect(n).toMatchObject({ kind: ConstraintKind.NUMBER, op: Op.GT, numberValue: 18 });
+    expect(l?.stringSet).toEqual(new Set(['a', 'b']));
+    expect(d).toMatchObject({ kind: ConstraintKind.DATETIME, dateOk: true, dateSec: 1704153600, dateNsec: 0 });
+    expect(x?.numberValue).toBeUndefined();
+  });
+
+  it('builds cumulative buckets, skipping 0% distributions, with variant key and attachment', () => {
+    expect(flag?.rules[1]?.distributions).toEqual([
+      {
+        id: 'd1',
+        variantId: 'v1',
+        variantKey: 'one',
+        variantAttachment: '',
+        rollout: Math.fround(33.33),
+        bucketStart: 0,
+        bucketEnd: 333,
+      },
+      {
+        id: 'd2',
+        variantId: 'v2',
+        variantKey: 'two',
+        variantAttachment: '{"x":1}',
+        rollout: Math.fround(33.34),
+        bucketStart: 333,
+        bucketEnd: 666,
+      },
+    ]);
+  });
+
+  it('stores threshold percentages as float32', () => {
+    const t = snapshot.flags.get('g')?.rollouts[0];
+    expect(t?.kind === 'threshold' && t.percentage).toBe(Math.fround(33.3));
+  });
+
+  it('is immutable', () => {
+    expect(Object.isFrozen(snapshot)).toBe(true);
+    expect(Object.isFrozen(flag)).toBe(true);
+    expect(Object.isFrozen(flag?.rules)).toBe(true);
+    expect(Object.isFrozen(flag?.rules[0]?.segmentKeys)).toBe(true);
+    expect(Object.isFrozen(snapshot.segments.get('shared')?.constraints[0])).toBe(true);
+  });
+
+  it('does not depend on the source after compiling', () => {
+    const copy = JSON.parse(JSON.stringify(source)) as NamespaceSource;
+    const s = compileSnapshot(copy);
+    const firstFlag = copy.flags[0];
+    if (firstFlag) firstFlag.enabled = false;
+    expect(s.flags.get('f')?.enabled).toBe(true);
+  });
+});
