@@ -4,6 +4,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { AlreadyExistsError, NotFoundError } from '../domain/errors.js';
 import type { Namespace, Page } from '../domain/types.js';
 import { classifyDriverError } from './errors.js';
+import { revisionTag } from './evaluation-source.js';
 import { fetchLimit, type ListQuery, startOffset, toPage } from './pagination.js';
 import { toBool, toDate, writeTime } from './rows.js';
 import type { Database, NamespacesTable } from './schema.js';
@@ -91,13 +92,11 @@ export async function countFlags(db: Executor, namespaceKey: string): Promise<nu
   return Number(row.n);
 }
 
-/** Every namespace's revision: the cheap read that tells an instance what other instances changed. */
-export async function namespaceRevisions(db: Executor): Promise<Map<string, number>> {
-  const rows = await db.selectFrom('namespaces').select(['key', 'revision']).execute();
-  return new Map(rows.map((r) => [r.key, Number(r.revision)]));
-}
-
-export async function namespaceRevision(db: Executor, key: string): Promise<number | undefined> {
-  const row = await db.selectFrom('namespaces').select('revision').where('key', '=', key).executeTakeFirst();
-  return row ? Number(row.revision) : undefined;
+/**
+ * Every namespace's revision tag: the one cheap read (a scan of a table with a row per namespace)
+ * that tells an instance what other instances changed.
+ */
+export async function namespaceRevisionTags(db: Executor): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('namespaces').select(['key', 'revision', 'created_at']).execute();
+  return new Map(rows.map((r) => [r.key, revisionTag(r.created_at, r.revision)]));
 }
