@@ -3,12 +3,25 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.js';
 import { ChangeFeed } from './changes.js';
+import { ConstraintService } from './constraints.js';
+import { FlagService } from './flags.js';
 import { NamespaceService } from './namespaces.js';
+import { RolloutService } from './rollouts.js';
+import { DistributionService, RuleService } from './rules.js';
+import { SegmentService } from './segments.js';
+import { VariantService } from './variants.js';
 import type { WriteContext } from './write.js';
 
 export interface Services {
   changes: ChangeFeed;
   namespaces: NamespaceService;
+  flags: FlagService;
+  variants: VariantService;
+  rules: RuleService;
+  distributions: DistributionService;
+  segments: SegmentService;
+  constraints: ConstraintService;
+  rollouts: RolloutService;
 }
 
 export function createServices(db: Kysely<Database>): Services {
@@ -17,5 +30,12 @@ export function createServices(db: Kysely<Database>): Services {
   return {
     changes,
     namespaces: new NamespaceService(ctx),
+    flags: new FlagService(ctx),
+    variants: new VariantService(ctx),
+    rules: new RuleService(ctx),
+    distributions: new DistributionService(ctx),
+    segments: new SegmentService(ctx),
+    constraints: new ConstraintService(ctx),
+    rollouts: new RolloutService(ctx),
   };
 }

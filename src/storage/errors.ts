@@ -58,6 +58,8 @@ export function classifyDriverError(err: unknown): DriverErrorKind | undefined {
   if (typeof code === 'string') {
     if (code.startsWith('SQLITE_CONSTRAINT_PRIMARYKEY') || code.startsWith('SQLITE_CONSTRAINT_UNIQUE')) return 'unique';
     if (code.startsWith('SQLITE_CONSTRAINT_FOREIGNKEY')) return 'foreign-key';
+    // A RESTRICT key refusing a delete surfaces as a trigger constraint, "FOREIGN KEY constraint failed".
+    if (code === 'SQLITE_CONSTRAINT_TRIGGER' && /FOREIGN KEY/.test((err as Error).message ?? '')) return 'foreign-key';
     if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return 'serialization';
     if (code in PG_CODES) return PG_CODES[code];
     if (NETWORK_CODES.has(code)) return 'unavailable';

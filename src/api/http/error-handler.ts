@@ -57,18 +57,26 @@ function fastifyClientError(err: FastifyError): MappedError | undefined {
 
 /** A schema failure as Flipt words field errors: "invalid field <name>: <reason>". */
 function validationMessage(err: FastifyError): string {
-  const first = err.validation?.[0];
+  const errors = err.validation ?? [];
+  const first = errors[0];
   if (!first) return err.message;
   const missing = (first.params as { missingProperty?: string }).missingProperty;
   const path = first.instancePath.replace(/^\//, '').replaceAll('/', '.');
   const field = missing ?? path;
-  if (err.validationContext === 'body' && path.startsWith('context')) return 'invalid values for key(s) in json body';
-  if (missing) return `invalid field ${field}: must not be empty`;
-  if (first.keyword === 'maxLength') return `invalid field ${field}: ${first.message}`;
-  if (first.keyword === 'anyOf' && /^(type|matchType|segmentOperator|operator|method)$/.test(field.split('.').pop() ?? '')) {
-    return `invalid value for enum field ${field}`;
+  if (err.validationContext === 'body' && (path === 'context' || path.startsWith('context.'))) {
+    return 'invalid values for key(s) in json body';
   }
+  if (missing) return `invalid field ${field}: must not be empty`;
   if (field === '') return 'invalid values for key(s) in json body';
+  // A union (enum name or number, number or quoted number): ajv reports each branch, then anyOf.
+  const union = errors.find((e) => e.keyword === 'anyOf' && e.instancePath === first.instancePath);
+  if (union) {
+    const branches = JSON.stringify((union as { schema?: unknown }).schema ?? []);
+    const value = JSON.stringify((union as { data?: unknown }).data);
+    return branches.includes('"const"')
+      ? `invalid field ${field}: unknown value ${value}`
+      : `invalid field ${field}: invalid value ${value}`;
+  }
   return `invalid field ${field}: ${first.message ?? 'invalid value'}`;
 }
 

@@ -12,6 +12,10 @@ type Col = (c: ColumnDefinitionBuilder) => ColumnDefinitionBuilder;
 const notNull: Col = (c) => c.notNull();
 
 export function initialSchema(dialect: DialectName): Migration {
+  // Keys compare case-sensitively on PostgreSQL and SQLite; MySQL needs a binary collation for the
+  // same answers (otherwise `Foo` and `foo` collide).
+  const tableOptions = <T extends { modifyEnd(s: ReturnType<typeof sql>): T }>(builder: T): T =>
+    dialect === 'mysql' ? builder.modifyEnd(sql`default character set utf8mb4 collate utf8mb4_bin`) : builder;
   // Timestamps keep milliseconds; PostgreSQL's timestamptz and MySQL's DATETIME(3) read back as UTC
   // Dates (the MySQL pool runs with timezone 'Z'); SQLite keeps ISO-8601 text.
   const timestamp =
@@ -19,13 +23,15 @@ export function initialSchema(dialect: DialectName): Migration {
   const bool = dialect === 'sqlite' ? sql`integer` : sql`boolean`;
   const float = dialect === 'sqlite' ? sql`real` : dialect === 'mysql' ? sql`float` : sql`real`;
   const varchar = sql`varchar(255)`;
-  const text = sql`text`;
+  // MySQL's TEXT holds 64 KB; attachments may be 1000 KB.
+  const text = dialect === 'mysql' ? sql`longtext` : sql`text`;
 
   return {
     async up(db: Db) {
       await db.schema
         .createTable('namespaces')
         .ifNotExists()
+        .$call(tableOptions)
         .addColumn('key', varchar, (c) => c.primaryKey())
         .addColumn('name', varchar, notNull)
         .addColumn('description', text, notNull)
@@ -61,6 +67,7 @@ export function initialSchema(dialect: DialectName): Migration {
       let flags = db.schema
         .createTable('flags')
         .ifNotExists()
+        .$call(tableOptions)
         .addColumn('namespace_key', varchar, notNull)
         .addColumn('key', varchar, notNull)
         .addColumn('name', varchar, notNull)
@@ -87,6 +94,7 @@ export function initialSchema(dialect: DialectName): Migration {
       await db.schema
         .createTable('variants')
         .ifNotExists()
+        .$call(tableOptions)
         .addColumn('id', varchar, (c) => c.primaryKey())
         .addColumn('namespace_key', varchar, notNull)
         .addColumn('flag_key', varchar, notNull)
@@ -114,6 +122,7 @@ export function initialSchema(dialect: DialectName): Migration {
       await db.schema
         .createTable('segments')
         .ifNotExists()
+        .$call(tableOptions)
         .addColumn('namespace_key', varchar, notNull)
         .addColumn('key', varchar, notNull)
         .addColumn('name', varchar, notNull)
@@ -130,6 +139,7 @@ export function initialSchema(dialect: DialectName): Migration {
       await db.schema
         .createTable('constraints')
         .ifNotExists()
+        .$call(tableOptions)
         .addColumn('id', varchar, (c) => c.primaryKey())
         .addColumn('namespace_key', varchar, notNull)
         .addColumn('segment_key', varchar, notNull)
@@ -152,6 +162,7 @@ export function initialSchema(dialect: DialectName): Migration {
       await db.schema
         .createTable('rules')
         .ifNotExists()
+        .$call(tableOptions)
         .addColumn('id', varchar, (c) => c.primaryKey())
         .addColumn('namespace_key', varchar, notNull)
         .addColumn('flag_key', varchar, notNull)
@@ -167,6 +178,7 @@ export function initialSchema(dialect: DialectName): Migration {
       await db.schema
         .createTable('rule_segments')
         .ifNotExists()
+        .$call(tableOptions)
         .addColumn('rule_id', varchar, notNull)
         .addColumn('namespace_key', varchar, notNull)
         .addColumn('segment_key', varchar, notNull)
@@ -185,6 +197,7 @@ export function initialSchema(dialect: DialectName): Migration {
       await db.schema
         .createTable('distributions')
         .ifNotExists()
+        .$call(tableOptions)
         .addColumn('id', varchar, (c) => c.primaryKey())
         .addColumn('rule_id', varchar, notNull)
         .addColumn('variant_id', varchar, notNull)
@@ -200,6 +213,7 @@ export function initialSchema(dialect: DialectName): Migration {
       await db.schema
         .createTable('rollouts')
         .ifNotExists()
+        .$call(tableOptions)
         .addColumn('id', varchar, (c) => c.primaryKey())
         .addColumn('namespace_key', varchar, notNull)
         .addColumn('flag_key', varchar, notNull)
@@ -216,6 +230,7 @@ export function initialSchema(dialect: DialectName): Migration {
       await db.schema
         .createTable('rollout_thresholds')
         .ifNotExists()
+        .$call(tableOptions)
         .addColumn('id', varchar, (c) => c.primaryKey())
         .addColumn('namespace_key', varchar, notNull)
         .addColumn('rollout_id', varchar, (c) => c.notNull().unique())
@@ -229,6 +244,7 @@ export function initialSchema(dialect: DialectName): Migration {
       await db.schema
         .createTable('rollout_segments')
         .ifNotExists()
+        .$call(tableOptions)
         .addColumn('id', varchar, (c) => c.primaryKey())
         .addColumn('rollout_id', varchar, (c) => c.notNull().unique())
         .addColumn('value', bool, (c) => c.notNull().defaultTo(false))
@@ -241,6 +257,7 @@ export function initialSchema(dialect: DialectName): Migration {
       await db.schema
         .createTable('rollout_segment_references')
         .ifNotExists()
+        .$call(tableOptions)
         .addColumn('rollout_segment_id', varchar, notNull)
         .addColumn('namespace_key', varchar, notNull)
         .addColumn('segment_key', varchar, notNull)
@@ -261,6 +278,7 @@ export function initialSchema(dialect: DialectName): Migration {
       await db.schema
         .createTable('authentications')
         .ifNotExists()
+        .$call(tableOptions)
         .addColumn('id', varchar, (c) => c.primaryKey())
         .addColumn('hashed_client_token', varchar, notNull)
         .addColumn('method', 'integer', (c) => c.notNull().defaultTo(0))
@@ -274,6 +292,7 @@ export function initialSchema(dialect: DialectName): Migration {
       await db.schema
         .createTable('operation_lock')
         .ifNotExists()
+        .$call(tableOptions)
         .addColumn('operation', varchar, (c) => c.primaryKey())
         .addColumn('version', 'integer', (c) => c.notNull().defaultTo(0))
         .addColumn('last_acquired_at', timestamp)

@@ -1,0 +1,121 @@
+// Wire shapes of flags and variants (Flipt v1 JSON, keys in proto field order) and their request
+// bodies. Bodies are as lenient as Flipt's decoder: null means absent, unknown fields are ignored.
+
+import Type, { type TSchema } from 'typebox';
+import { FLAG_TYPES, type Flag, type Page, type Variant } from '../../../domain/types.js';
+import { timestamp } from '../wire.js';
+import { EnumLike, JsonObject, Timestamp } from './common.js';
+
+/** An optional body field that may also be sent as null (= absent). */
+export function OptionalNullable<T extends TSchema>(schema: T) {
+  return Type.Optional(Type.Union([schema, Type.Null()]));
+}
+
+export const VariantSchema = Type.Object(
+  {
+    id: Type.String(),
+    flagKey: Type.String(),
+    key: Type.String(),
+    name: Type.String(),
+    description: Type.String(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    attachment: Type.String(),
+    namespaceKey: Type.String(),
+  },
+  { $id: 'Variant' },
+);
+
+const FlagProperties = {
+  key: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  enabled: Type.Boolean(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  variants: Type.Array(VariantSchema),
+  namespaceKey: Type.String(),
+  type: Type.Enum(FLAG_TYPES),
+  defaultVariant: Type.Optional(VariantSchema),
+  metadata: Type.Optional(JsonObject),
+};
+
+export const FlagSchema = Type.Object(FlagProperties, { $id: 'Flag' });
+
+export const FlagListSchema = Type.Object({
+  flags: Type.Array(FlagSchema),
+  nextPageToken: Type.String(),
+  totalCount: Type.Integer(),
+});
+
+export const FlagCreateBody = Type.Object({
+  key: OptionalNullable(Type.String()),
+  name: OptionalNullable(Type.String()),
+  description: OptionalNullable(Type.String()),
+  enabled: OptionalNullable(Type.Boolean()),
+  type: OptionalNullable(EnumLike(FLAG_TYPES)),
+  metadata: OptionalNullable(JsonObject),
+  namespaceKey: OptionalNullable(Type.String()),
+});
+
+export const FlagUpdateBody = Type.Object({
+  key: OptionalNullable(Type.String()),
+  name: OptionalNullable(Type.String()),
+  description: OptionalNullable(Type.String()),
+  enabled: OptionalNullable(Type.Boolean()),
+  defaultVariantId: OptionalNullable(Type.String()),
+  metadata: OptionalNullable(JsonObject),
+  namespaceKey: OptionalNullable(Type.String()),
+});
+
+export const VariantBody = Type.Object({
+  id: OptionalNullable(Type.String()),
+  flagKey: OptionalNullable(Type.String()),
+  key: OptionalNullable(Type.String()),
+  name: OptionalNullable(Type.String()),
+  description: OptionalNullable(Type.String()),
+  attachment: OptionalNullable(Type.String()),
+  namespaceKey: OptionalNullable(Type.String()),
+});
+
+export function variantToWire(v: Variant) {
+  return {
+    id: v.id,
+    flagKey: v.flagKey,
+    key: v.key,
+    name: v.name,
+    description: v.description,
+    createdAt: timestamp(v.createdAt),
+    updatedAt: timestamp(v.updatedAt),
+    attachment: v.attachment,
+    namespaceKey: v.namespaceKey,
+  };
+}
+
+/**
+ * One flag as Flipt shows it. `listed`: list responses show `metadata: {}` for a flag without
+ * metadata, while a single flag omits it (Flipt's quirk, kept because clients see it).
+ */
+export function flagToWire(f: Flag, listed = false) {
+  return {
+    key: f.key,
+    name: f.name,
+    description: f.description,
+    enabled: f.enabled,
+    createdAt: timestamp(f.createdAt),
+    updatedAt: timestamp(f.updatedAt),
+    variants: f.variants.map(variantToWire),
+    namespaceKey: f.namespaceKey,
+    type: f.type,
+    ...(f.defaultVariant ? { defaultVariant: variantToWire(f.defaultVariant) } : {}),
+    ...(f.metadata ? { metadata: f.metadata } : listed ? { metadata: {} } : {}),
+  };
+}
+
+export function flagListToWire(page: Page<Flag>) {
+  return {
+    flags: page.items.map((f) => flagToWire(f, true)),
+    nextPageToken: page.nextPageToken,
+    totalCount: page.totalCount,
+  };
+}

@@ -1,0 +1,143 @@
+// Rollout JSON. A rollout carries one rule, `segment` or `threshold` (a proto oneof: the other is
+// omitted). Segment rules follow Flipt's single-segment quirk: one segment is shown in `segmentKey`
+// with `segmentKeys: []`, several in `segmentKeys` with `segmentKey: ""`. Lists use the key "rules".
+
+import Type from 'typebox';
+import {
+  type Page,
+  ROLLOUT_TYPES,
+  type Rollout,
+  SEGMENT_OPERATORS,
+  type SegmentOperator,
+} from '../../../domain/types.js';
+import type { RolloutInput } from '../../../services/rollouts.js';
+import { float32, timestamp } from '../wire.js';
+import { EnumLike, enumName, IntLike, Nullable, NumberLike, Timestamp, toNumber } from './common.js';
+
+const RolloutSegmentSchema = Type.Object({
+  segmentKey: Type.String(),
+  value: Type.Boolean(),
+  segmentKeys: Type.Array(Type.String()),
+  segmentOperator: Type.Enum(SEGMENT_OPERATORS),
+});
+
+const RolloutThresholdSchema = Type.Object({
+  percentage: Type.Number(),
+  value: Type.Boolean(),
+});
+
+export const RolloutSchema = Type.Object(
+  {
+    id: Type.String(),
+    namespaceKey: Type.String(),
+    flagKey: Type.String(),
+    type: Type.Enum(ROLLOUT_TYPES),
+    rank: Type.Integer(),
+    description: Type.String(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    segment: Type.Optional(RolloutSegmentSchema),
+    threshold: Type.Optional(RolloutThresholdSchema),
+  },
+  { $id: 'Rollout' },
+);
+
+export const RolloutListSchema = Type.Object({
+  rules: Type.Array(RolloutSchema),
+  nextPageToken: Type.String(),
+  totalCount: Type.Integer(),
+});
+
+const OptionalString = Type.Optional(Nullable(Type.String()));
+const OptionalBoolean = Type.Optional(Nullable(Type.Boolean()));
+
+const RolloutSegmentBody = Type.Object({
+  segmentKey: OptionalString,
+  segmentKeys: Type.Optional(Nullable(Type.Array(Type.String()))),
+  segmentOperator: Type.Optional(Nullable(EnumLike(SEGMENT_OPERATORS, 'OR_SEGMENT_OPERATOR or AND_SEGMENT_OPERATOR'))),
+  value: OptionalBoolean,
+});
+
+const RolloutThresholdBody = Type.Object({
+  percentage: Type.Optional(Nullable(NumberLike)),
+  value: OptionalBoolean,
+});
+
+/** Create and update share one body (update ignores `rank`). */
+export const RolloutBody = Type.Object({
+  rank: Type.Optional(Nullable(IntLike)),
+  description: OptionalString,
+  segment: Type.Optional(Nullable(RolloutSegmentBody)),
+  threshold: Type.Optional(Nullable(RolloutThresholdBody)),
+});
+
+export const OrderRolloutsBody = Type.Object({
+  rolloutIds: Type.Optional(Nullable(Type.Array(Type.String()))),
+});
+
+type Maybe<T> = T | null | undefined;
+
+interface RolloutBodyValue {
+  rank?: Maybe<number | string>;
+  description?: Maybe<string>;
+  segment?: Maybe<{
+    segmentKey?: Maybe<string>;
+    segmentKeys?: Maybe<string[]>;
+    segmentOperator?: Maybe<SegmentOperator | number>;
+    value?: Maybe<boolean>;
+  }>;
+  threshold?: Maybe<{ percentage?: Maybe<number | string>; value?: Maybe<boolean> }>;
+}
+
+/** The service's input from a decoded body: null means absent, quoted numbers become numbers. */
+export function rolloutInputFromBody(body: RolloutBodyValue): RolloutInput {
+  const { segment, threshold } = body;
+  return {
+    rank: toNumber(body.rank ?? undefined),
+    description: body.description ?? undefined,
+    segment: segment
+      ? {
+          segmentKey: segment.segmentKey ?? undefined,
+          segmentKeys: segment.segmentKeys ?? undefined,
+          segmentOperator: enumName(SEGMENT_OPERATORS, segment.segmentOperator, 'OR_SEGMENT_OPERATOR'),
+          value: segment.value ?? undefined,
+        }
+      : undefined,
+    threshold: threshold
+      ? { percentage: toNumber(threshold.percentage ?? undefined), value: threshold.value ?? undefined }
+      : undefined,
+  };
+}
+
+export function rolloutToWire(r: Rollout) {
+  const base = {
+    id: r.id,
+    namespaceKey: r.namespaceKey,
+    flagKey: r.flagKey,
+    type: r.type,
+    rank: r.rank,
+    description: r.description,
+    createdAt: timestamp(r.createdAt),
+    updatedAt: timestamp(r.updatedAt),
+  };
+  if (r.segment) {
+    const single = r.segment.segmentKeys.length === 1;
+    return {
+      ...base,
+      segment: {
+        segmentKey: single ? (r.segment.segmentKeys[0] as string) : '',
+        value: r.segment.value,
+        segmentKeys: single ? [] : r.segment.segmentKeys,
+        segmentOperator: r.segment.segmentOperator,
+      },
+    };
+  }
+  if (r.threshold) {
+    return { ...base, threshold: { percentage: float32(r.threshold.percentage), value: r.threshold.value } };
+  }
+  return base;
+}
+
+export function rolloutListToWire(page: Page<Rollout>) {
+  return { rules: page.items.map(rolloutToWire), nextPageToken: page.nextPageToken, totalCount: page.totalCount };
+}

@@ -1,0 +1,97 @@
+// Segment and constraint JSON: request bodies as lenient as Flipt's decoder (enum names or numbers,
+// null meaning absent) and responses with Flipt's keys in its order.
+
+import Type from 'typebox';
+import { COMPARISON_TYPES, type Constraint, MATCH_TYPES, type Page, type Segment } from '../../../domain/types.js';
+import { timestamp } from '../wire.js';
+import { EnumLike, Nullable, Timestamp } from './common.js';
+
+export const ConstraintSchema = Type.Object(
+  {
+    id: Type.String(),
+    segmentKey: Type.String(),
+    type: Type.Enum(COMPARISON_TYPES),
+    property: Type.String(),
+    operator: Type.String(),
+    value: Type.String(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    namespaceKey: Type.String(),
+    description: Type.String(),
+  },
+  { $id: 'Constraint' },
+);
+
+export const SegmentSchema = Type.Object(
+  {
+    key: Type.String(),
+    name: Type.String(),
+    description: Type.String(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    constraints: Type.Array(ConstraintSchema),
+    matchType: Type.Enum(MATCH_TYPES),
+    namespaceKey: Type.String(),
+  },
+  { $id: 'Segment' },
+);
+
+export const SegmentListSchema = Type.Object({
+  segments: Type.Array(SegmentSchema),
+  nextPageToken: Type.String(),
+  totalCount: Type.Integer(),
+});
+
+const OptionalString = Type.Optional(Nullable(Type.String()));
+
+/** Create and update share one body; the path's key wins over a `key` in the body. */
+export const SegmentBody = Type.Object({
+  /** Read by the legacy unprefixed routes only; a path namespace wins. */
+  namespaceKey: OptionalString,
+  key: OptionalString,
+  name: OptionalString,
+  description: OptionalString,
+  matchType: Type.Optional(Nullable(EnumLike(MATCH_TYPES, 'ALL_MATCH_TYPE or ANY_MATCH_TYPE'))),
+});
+
+export const ConstraintBody = Type.Object({
+  /** Read by the legacy unprefixed routes only; a path namespace wins. */
+  namespaceKey: OptionalString,
+  type: Type.Optional(Nullable(EnumLike(COMPARISON_TYPES, 'comparison type'))),
+  property: OptionalString,
+  operator: OptionalString,
+  value: OptionalString,
+  description: OptionalString,
+});
+
+export function constraintToWire(c: Constraint) {
+  return {
+    id: c.id,
+    segmentKey: c.segmentKey,
+    type: c.type,
+    property: c.property,
+    operator: c.operator,
+    value: c.value,
+    createdAt: timestamp(c.createdAt),
+    updatedAt: timestamp(c.updatedAt),
+    namespaceKey: c.namespaceKey,
+    description: c.description,
+  };
+}
+
+export function segmentToWire(s: Segment) {
+  return {
+    key: s.key,
+    name: s.name,
+    description: s.description,
+    createdAt: timestamp(s.createdAt),
+    updatedAt: timestamp(s.updatedAt),
+    constraints: s.constraints.map(constraintToWire),
+    matchType: s.matchType,
+    namespaceKey: s.namespaceKey,
+  };
+}
+
+export function segmentListToWire(page: Page<Segment>) {
+  return { segments: page.items.map(segmentToWire), nextPageToken: page.nextPageToken, totalCount: page.totalCount };
+}

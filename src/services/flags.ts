@@ -1,0 +1,93 @@
+// Flag use cases: list, get, create, update, delete, with Flipt's rules (the type is fixed at
+// creation, an update without defaultVariantId clears the default variant, metadata replaced only
+// when sent).
+
+import { InvalidArgumentError } from '../domain/errors.js';
+import { FLAG_TYPES, type Flag, type FlagType, type Page } from '../domain/types.js';
+import * as store from '../storage/flags.js';
+import { findNamespace } from '../storage/namespaces.js';
+import type { ListQuery } from '../storage/pagination.js';
+import { requireKey, requireMaxLength, requireNonEmpty } from './validation.js';
+import { runWrite, type WriteContext } from './write.js';
+
+export interface FlagCreateInput {
+  key?: string;
+  name?: string;
+  description?: string | null;
+  enabled?: boolean | null;
+  /** Defaults to VARIANT_FLAG_TYPE. */
+  type?: FlagType | null;
+  metadata?: Record<string, unknown> | null;
+}
+
+export interface FlagUpdateInput {
+  name?: string;
+  description?: string | null;
+  enabled?: boolean | null;
+  /** Absent or '' clears the default variant. */
+  defaultVariantId?: string | null;
+  /** Absent or null leaves it unchanged; {} clears it. */
+  metadata?: Record<string, unknown> | null;
+}
+
+/** An empty namespace key means `default` everywhere in Flipt. */
+export function namespaceOrDefault(namespaceKey: string | undefined | null): string {
+  return namespaceKey === undefined || namespaceKey === null || namespaceKey === '' ? 'default' : namespaceKey;
+}
+
+export class FlagService {
+  constructor(private readonly ctx: WriteContext) {}
+
+  list(namespaceKey: string, query: ListQuery): Promise<Page<Flag>> {
+    return store.listFlags(this.ctx.db, namespaceOrDefault(namespaceKey), query);
+  }
+
+  get(namespaceKey: string, key: string): Promise<Flag> {
+    return store.getFlag(this.ctx.db, namespaceOrDefault(namespaceKey), key);
+  }
+
+  create(namespaceKey: string, input: FlagCreateInput): Promise<Flag> {
+    const ns = namespaceOrDefault(namespaceKey);
+    const key = requireKey('key', input.key);
+    const name = requireNonEmpty('name', input.name);
+    requireMaxLength('name', name);
+    const type = input.type ?? 'VARIANT_FLAG_TYPE';
+    if (!FLAG_TYPES.includes(type))
+      throw new InvalidArgumentError(`unknown value "${String(type)}" for enum flipt.FlagType`);
+    return runWrite(this.ctx, ns, (tx) =>
+      store.insertFlag(tx, ns, {
+        key,
+        name,
+        description: input.description ?? '',
+        enabled: input.enabled ?? false,
+        type,
+        ...(input.metadata ? { metadata: input.metadata } : {}),
+      }),
+    );
+  }
+
+  update(namespaceKey: string, key: string, input: FlagUpdateInput): Promise<Flag> {
+    const ns = namespaceOrDefault(namespaceKey);
+    requireNonEmpty('key', key);
+    const name = requireNonEmpty('name', input.name);
+    requireMaxLength('name', name);
+    return runWrite(this.ctx, ns, async (tx) => {
+      await store.updateFlag(tx, ns, key, {
+        name,
+        description: input.description ?? '',
+        enabled: input.enabled ?? false,
+        defaultVariantId: input.defaultVariantId ?? '',
+        ...(input.metadata ? { metadata: input.metadata } : {}),
+      });
+      return store.getFlag(tx, ns, key);
+    });
+  }
+
+  /** Idempotent: deleting an unknown flag (or a flag of an unknown namespace) succeeds. */
+  async delete(namespaceKey: string, key: string): Promise<void> {
+    const ns = namespaceOrDefault(namespaceKey);
+    requireNonEmpty('key', key);
+    if (!(await findNamespace(this.ctx.db, ns))) return;
+    await runWrite(this.ctx, ns, (tx) => store.deleteFlag(tx, ns, key));
+  }
+}

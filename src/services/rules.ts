@@ -1,0 +1,150 @@
+// Rule and distribution use cases: list, get, create, update, order and delete rules (delete
+// renumbers the rest 1..n), and create, update and delete the distributions of a rule. Flipt's
+// validation order and messages are kept; what it does not validate (rank uniqueness, the sum of
+// rollouts, rule/variant/flag belonging together) is not validated here either.
+
+import { ValidationError } from '../domain/errors.js';
+import type { Distribution, Page, Rule, SegmentOperator } from '../domain/types.js';
+import { findNamespace } from '../storage/namespaces.js';
+import type { ListQuery } from '../storage/pagination.js';
+import * as store from '../storage/rules.js';
+import { namespaceOrDefault } from './flags.js';
+import { requireNonEmpty } from './validation.js';
+import { runWrite, type WriteContext } from './write.js';
+
+export interface RuleInput {
+  /** Create only: a position > 0 (ranks change only through order). */
+  rank?: number | null;
+  segmentKey?: string | null;
+  segmentKeys?: readonly string[] | null;
+  segmentOperator?: SegmentOperator | null;
+}
+
+export interface DistributionInput {
+  variantId?: string | null;
+  rollout?: number | null;
+}
+
+const INT32_MAX = 2 ** 31 - 1;
+
+/** One of segmentKey / segmentKeys, de-duplicated in first-seen order; one key forces OR. */
+export function ruleSegments(input: RuleInput): { segmentKeys: string[]; segmentOperator: SegmentOperator } {
+  const single = input.segmentKey ?? '';
+  const many = input.segmentKeys ?? [];
+  if (single === '' && many.length === 0) throw new ValidationError('segmentKey or segmentKeys', 'must not be empty');
+  if (single !== '' && many.length > 0)
+    throw new ValidationError('segmentKey or segmentKeys', 'only one can be present');
+  const segmentKeys = many.length > 0 ? [...new Set(many)] : [single];
+  const segmentOperator =
+    segmentKeys.length === 1 ? 'OR_SEGMENT_OPERATOR' : (input.segmentOperator ?? 'OR_SEGMENT_OPERATOR');
+  return { segmentKeys, segmentOperator };
+}
+
+function checkRollout(rollout: number | null | undefined): number {
+  // Flipt's field is a float32: compare what it would have stored.
+  const value = Math.fround(rollout ?? 0);
+  if (Number.isNaN(value) || value < 0) throw new ValidationError('rollout', "must be greater than or equal to '0'");
+  if (value > 100) throw new ValidationError('rollout', "must be less than or equal to '100'");
+  return rollout ?? 0;
+}
+
+export class RuleService {
+  constructor(private readonly ctx: WriteContext) {}
+
+  list(namespaceKey: string, flagKey: string, query: ListQuery): Promise<Page<Rule>> {
+    requireNonEmpty('flagKey', flagKey);
+    return store.listRules(this.ctx.db, namespaceOrDefault(namespaceKey), flagKey, query);
+  }
+
+  /** Looked up by id and namespace, as Flipt does; the flag key is only required to be present. */
+  get(namespaceKey: string, flagKey: string, id: string): Promise<Rule> {
+    requireNonEmpty('id', id);
+    requireNonEmpty('flagKey', flagKey);
+    return store.getRule(this.ctx.db, namespaceOrDefault(namespaceKey), id);
+  }
+
+  create(namespaceKey: string, flagKey: string, input: RuleInput): Promise<Rule> {
+    const ns = namespaceOrDefault(namespaceKey);
+    requireNonEmpty('flagKey', flagKey);
+    const segments = ruleSegments(input);
+    const rank = input.rank ?? 0;
+    if (rank <= 0) throw new ValidationError('rank', 'must be greater than 0');
+    if (!Number.isInteger(rank) || rank > INT32_MAX) throw new ValidationError('rank', 'must be an int32');
+    return runWrite(this.ctx, ns, (tx) =>
+      store.insertRule(tx, ns, flagKey, { rank, ...segments, requestedSegmentKey: input.segmentKey ?? '' }),
+    );
+  }
+
+  update(namespaceKey: string, flagKey: string, id: string, input: RuleInput): Promise<Rule> {
+    const ns = namespaceOrDefault(namespaceKey);
+    requireNonEmpty('id', id);
+    requireNonEmpty('flagKey', flagKey);
+    const segments = ruleSegments(input);
+    return runWrite(this.ctx, ns, (tx) => store.updateRule(tx, ns, flagKey, id, segments));
+  }
+
+  /** rank = position + 1 for each listed rule; at least two ids. */
+  async order(namespaceKey: string, flagKey: string, ruleIds: readonly string[] | null | undefined): Promise<void> {
+    const ns = namespaceOrDefault(namespaceKey);
+    requireNonEmpty('flagKey', flagKey);
+    if (!ruleIds || ruleIds.length < 2) throw new ValidationError('ruleIds', 'must contain atleast 2 elements');
+    await runWrite(this.ctx, ns, (tx) => store.orderRules(tx, ns, flagKey, ruleIds));
+  }
+
+  /** Idempotent; the flag's remaining rules are renumbered 1..n in the same transaction. */
+  async delete(namespaceKey: string, flagKey: string, id: string): Promise<void> {
+    const ns = namespaceOrDefault(namespaceKey);
+    requireNonEmpty('id', id);
+    requireNonEmpty('flagKey', flagKey);
+    if (!(await findNamespace(this.ctx.db, ns))) return;
+    await runWrite(this.ctx, ns, (tx) => store.deleteRule(tx, ns, flagKey, id));
+  }
+}
+
+export class DistributionService {
+  constructor(private readonly ctx: WriteContext) {}
+
+  create(namespaceKey: string, flagKey: string, ruleId: string, input: DistributionInput): Promise<Distribution> {
+    const ns = namespaceOrDefault(namespaceKey);
+    requireNonEmpty('flagKey', flagKey);
+    requireNonEmpty('ruleId', ruleId);
+    const variantId = requireNonEmpty('variantId', input.variantId ?? undefined);
+    const rollout = checkRollout(input.rollout);
+    return runWrite(this.ctx, ns, (tx) => store.insertDistribution(tx, ns, flagKey, ruleId, { variantId, rollout }));
+  }
+
+  update(
+    namespaceKey: string,
+    flagKey: string,
+    ruleId: string,
+    id: string,
+    input: DistributionInput,
+  ): Promise<Distribution> {
+    const ns = namespaceOrDefault(namespaceKey);
+    requireNonEmpty('id', id);
+    requireNonEmpty('flagKey', flagKey);
+    requireNonEmpty('ruleId', ruleId);
+    const variantId = requireNonEmpty('variantId', input.variantId ?? undefined);
+    const rollout = checkRollout(input.rollout);
+    return runWrite(this.ctx, ns, (tx) =>
+      store.updateDistribution(tx, ns, flagKey, ruleId, id, { variantId, rollout }),
+    );
+  }
+
+  /** Idempotent; matches on id, rule and variant, so the variant id is required. */
+  async delete(
+    namespaceKey: string,
+    flagKey: string,
+    ruleId: string,
+    id: string,
+    variantId: string | undefined,
+  ): Promise<void> {
+    const ns = namespaceOrDefault(namespaceKey);
+    requireNonEmpty('id', id);
+    requireNonEmpty('flagKey', flagKey);
+    requireNonEmpty('ruleId', ruleId);
+    const variant = requireNonEmpty('variantId', variantId);
+    if (!(await findNamespace(this.ctx.db, ns))) return;
+    await runWrite(this.ctx, ns, (tx) => store.deleteDistribution(tx, ruleId, id, variant));
+  }
+}

@@ -1,0 +1,69 @@
+// Segment use cases: list, get, create, update, delete, with Flipt's validation and messages.
+// Every write runs through runWrite (one transaction + namespace revision bump).
+
+import { NotFoundError } from '../domain/errors.js';
+import type { MatchType, Page, Segment } from '../domain/types.js';
+import { findNamespace } from '../storage/namespaces.js';
+import type { ListQuery } from '../storage/pagination.js';
+import * as store from '../storage/segments.js';
+import { requireKey, requireMaxLength, requireNonEmpty } from './validation.js';
+import { runWrite, type WriteContext } from './write.js';
+
+export interface SegmentInput {
+  key?: string;
+  name?: string;
+  description?: string;
+  /** Defaults to ALL_MATCH_TYPE, on create and on update (proto3 default), as in Flipt. */
+  matchType?: MatchType;
+}
+
+export class SegmentService {
+  constructor(private readonly ctx: WriteContext) {}
+
+  /** A namespace that does not exist lists as empty, not 404 (Flipt). */
+  list(namespaceKey: string, query: ListQuery): Promise<Page<Segment>> {
+    return store.listSegments(this.ctx.db, namespaceKey, query);
+  }
+
+  get(namespaceKey: string, key: string): Promise<Segment> {
+    return store.getSegment(this.ctx.db, namespaceKey, key);
+  }
+
+  async create(namespaceKey: string, input: SegmentInput): Promise<Segment> {
+    const key = requireKey('key', input.key);
+    const name = requireNonEmpty('name', input.name);
+    requireMaxLength('name', name);
+    return runWrite(this.ctx, namespaceKey, async (tx) => {
+      if (!(await findNamespace(tx, namespaceKey))) throw new NotFoundError(`namespace "${namespaceKey}"`);
+      return store.insertSegment(tx, namespaceKey, key, {
+        name,
+        description: input.description ?? '',
+        matchType: input.matchType ?? 'ALL_MATCH_TYPE',
+      });
+    });
+  }
+
+  async update(namespaceKey: string, key: string, input: SegmentInput): Promise<Segment> {
+    requireNonEmpty('key', key);
+    const name = requireNonEmpty('name', input.name);
+    requireMaxLength('name', name);
+    return runWrite(this.ctx, namespaceKey, async (tx) => {
+      await store.updateSegment(tx, namespaceKey, key, {
+        name,
+        description: input.description ?? '',
+        matchType: input.matchType ?? 'ALL_MATCH_TYPE',
+      });
+      return store.getSegment(tx, namespaceKey, key);
+    });
+  }
+
+  /**
+   * Deletes a segment and its constraints. Unknown segments (and namespaces) succeed without a write;
+   * a segment still used by a rule or rollout fails with `segment "ns/key" is in use`.
+   */
+  async delete(namespaceKey: string, key: string): Promise<void> {
+    requireNonEmpty('key', key);
+    if (!(await store.segmentExists(this.ctx.db, namespaceKey, key))) return;
+    await runWrite(this.ctx, namespaceKey, (tx) => store.deleteSegment(tx, namespaceKey, key));
+  }
+}

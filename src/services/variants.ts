@@ -1,0 +1,78 @@
+// Variant use cases: create, update, delete. Attachments must be JSON, at most 1000 KB, and are stored
+// compacted (whitespace outside strings removed, nothing else rewritten, like Go's json.Compact).
+
+import { ValidationError } from '../domain/errors.js';
+import type { Variant } from '../domain/types.js';
+import { findNamespace } from '../storage/namespaces.js';
+import * as store from '../storage/variants.js';
+import { namespaceOrDefault } from './flags.js';
+import { requireMaxLength, requireNonEmpty } from './validation.js';
+import { runWrite, type WriteContext } from './write.js';
+
+export interface VariantInput {
+  key?: string;
+  name?: string | null;
+  description?: string | null;
+  /** A JSON document as text; '' or absent for none. */
+  attachment?: string | null;
+}
+
+export const MAX_ATTACHMENT_BYTES = 1000 * 1024;
+
+/** Strings (kept whole) or runs of the whitespace JSON allows between tokens (removed). */
+const JSON_STRING_OR_SPACE = /"[^"\\]*(?:\\.[^"\\]*)*"|[ \t\n\r]+/g;
+
+/** Removes the whitespace between JSON tokens of valid JSON, leaving strings and numbers as written. */
+export function compactJson(text: string): string {
+  return text.replace(JSON_STRING_OR_SPACE, (match) => (match.charCodeAt(0) === 34 ? match : ''));
+}
+
+/** The attachment as stored: '' for none, else compact JSON. Checks as Flipt does: JSON first, then size. */
+export function normalizeAttachment(attachment: string | null | undefined): string {
+  if (attachment === undefined || attachment === null || attachment === '') return '';
+  try {
+    JSON.parse(attachment);
+  } catch {
+    throw new ValidationError('attachment', 'must be a json string');
+  }
+  if (Buffer.byteLength(attachment, 'utf8') > MAX_ATTACHMENT_BYTES) {
+    throw new ValidationError('attachment', 'must be less than 1000 KB');
+  }
+  return compactJson(attachment);
+}
+
+function toWrite(input: VariantInput) {
+  const key = requireNonEmpty('key', input.key);
+  requireMaxLength('key', key);
+  const name = input.name ?? '';
+  requireMaxLength('name', name);
+  return { key, name, description: input.description ?? '', attachment: normalizeAttachment(input.attachment) };
+}
+
+export class VariantService {
+  constructor(private readonly ctx: WriteContext) {}
+
+  create(namespaceKey: string, flagKey: string, input: VariantInput): Promise<Variant> {
+    const ns = namespaceOrDefault(namespaceKey);
+    requireNonEmpty('flagKey', flagKey);
+    const write = toWrite(input);
+    return runWrite(this.ctx, ns, (tx) => store.insertVariant(tx, ns, flagKey, write));
+  }
+
+  update(namespaceKey: string, flagKey: string, id: string, input: VariantInput): Promise<Variant> {
+    const ns = namespaceOrDefault(namespaceKey);
+    requireNonEmpty('id', id);
+    requireNonEmpty('flagKey', flagKey);
+    const write = toWrite(input);
+    return runWrite(this.ctx, ns, (tx) => store.updateVariant(tx, ns, flagKey, id, write));
+  }
+
+  /** Idempotent. Removes the variant's distributions and clears it as a flag's default variant. */
+  async delete(namespaceKey: string, flagKey: string, id: string): Promise<void> {
+    const ns = namespaceOrDefault(namespaceKey);
+    requireNonEmpty('id', id);
+    requireNonEmpty('flagKey', flagKey);
+    if (!(await findNamespace(this.ctx.db, ns))) return;
+    await runWrite(this.ctx, ns, (tx) => store.deleteVariant(tx, ns, flagKey, id));
+  }
+}

@@ -1,0 +1,245 @@
+// Flags in SQL: read with their variants and default variant, listed in creation order with Flipt's
+// paging, and written with Flipt's messages for duplicates and unknown namespaces or variants.
+
+import type { Kysely, Selectable } from 'kysely';
+import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from '../domain/errors.js';
+import { FLAG_TYPES, type Flag, type FlagType, type Page, type Variant } from '../domain/types.js';
+import { classifyDriverError } from './errors.js';
+import { fetchLimit, type ListQuery, startOffset, toPage } from './pagination.js';
+import { toBool, toDate, writeTime } from './rows.js';
+import type { Database, FlagsTable } from './schema.js';
+import { findVariant, tooLongError, variantsByIds, variantsOfFlags } from './variants.js';
+
+type Executor = Kysely<Database>;
+
+export interface FlagCreate {
+  key: string;
+  name: string;
+  description: string;
+  enabled: boolean;
+  type: FlagType;
+  /** Stored only when it has fields. */
+  metadata?: Record<string, unknown>;
+}
+
+export interface FlagUpdate {
+  name: string;
+  description: string;
+  enabled: boolean;
+  /** '' clears the default variant (Flipt always writes the column). */
+  defaultVariantId: string;
+  /** undefined leaves it as it is; an empty object clears it. */
+  metadata?: Record<string, unknown>;
+}
+
+function parseMetadata(text: string | null): Record<string, unknown> | undefined {
+  if (text === null || text === '') return undefined;
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      const object = value as Record<string, unknown>;
+      return Object.keys(object).length > 0 ? object : undefined;
+    }
+  } catch {
+    // A value that is not a JSON object (only possible through hand edits) reads as none.
+  }
+  return undefined;
+}
+
+function metadataText(metadata: Record<string, unknown> | undefined): string | null {
+  return metadata !== undefined && Object.keys(metadata).length > 0 ? JSON.stringify(metadata) : null;
+}
+
+function flagType(value: number): FlagType {
+  return FLAG_TYPES[value] ?? 'VARIANT_FLAG_TYPE';
+}
+
+/** Flags from rows, each with its variants and default variant, loaded in two or three queries. */
+async function assemble(db: Executor, namespaceKey: string, rows: Selectable<FlagsTable>[]): Promise<Flag[]> {
+  const variants = await variantsOfFlags(
+    db,
+    namespaceKey,
+    rows.map((r) => r.key),
+  );
+  // A default variant is one of the flag's own variants (the update checks it); anything else was
+  // written around the API, and is still shown as it is stored.
+  const foreign = rows
+    .filter(
+      (r) => r.default_variant_id !== null && !(variants.get(r.key) ?? []).some((v) => v.id === r.default_variant_id),
+    )
+    .map((r) => r.default_variant_id as string);
+  const foreignVariants = await variantsByIds(db, foreign);
+  return rows.map((row) => {
+    const own = variants.get(row.key) ?? [];
+    const id = row.default_variant_id;
+    const defaultVariant: Variant | undefined =
+      id === null ? undefined : (own.find((v) => v.id === id) ?? foreignVariants.get(id));
+    const flag: Flag = {
+      key: row.key,
+      name: row.name,
+      description: row.description,
+      enabled: toBool(row.enabled),
+      namespaceKey: row.namespace_key,
+      type: flagType(row.type),
+      variants: own,
+      createdAt: toDate(row.created_at),
+      updatedAt: toDate(row.updated_at),
+    };
+    if (defaultVariant) flag.defaultVariant = defaultVariant;
+    const metadata = parseMetadata(row.metadata);
+    if (metadata) flag.metadata = metadata;
+    return flag;
+  });
+}
+
+export async function findFlag(db: Executor, namespaceKey: string, key: string): Promise<Flag | undefined> {
+  const row = await db
+    .selectFrom('flags')
+    .selectAll()
+    .where('namespace_key', '=', namespaceKey)
+    .where('key', '=', key)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const [flag] = await assemble(db, namespaceKey, [row]);
+  return flag;
+}
+
+export async function getFlag(db: Executor, namespaceKey: string, key: string): Promise<Flag> {
+  const flag = await findFlag(db, namespaceKey, key);
+  if (!flag) throw new NotFoundError(`flag "${namespaceKey}/${key}"`);
+  return flag;
+}
+
+export async function flagExists(db: Executor, namespaceKey: string, key: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('flags')
+    .select('key')
+    .where('namespace_key', '=', namespaceKey)
+    .where('key', '=', key)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Flags of a namespace in creation order; an unknown namespace is an empty list, as in Flipt. */
+export async function listFlags(db: Executor, namespaceKey: string, query: ListQuery): Promise<Page<Flag>> {
+  const offset = startOffset(query, true);
+  let select = db
+    .selectFrom('flags')
+    .selectAll()
+    .where('namespace_key', '=', namespaceKey)
+    .orderBy('created_at')
+    .orderBy('key')
+    .offset(offset);
+  const limit = fetchLimit(query);
+  select = select.limit(limit ?? Number.MAX_SAFE_INTEGER);
+  const [rows, count] = await Promise.all([
+    select.execute(),
+    db
+      .selectFrom('flags')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('namespace_key', '=', namespaceKey)
+      .executeTakeFirstOrThrow(),
+  ]);
+  const page = toPage(rows, query, offset, (r) => r.key);
+  return {
+    items: await assemble(db, namespaceKey, page.items),
+    nextPageToken: page.nextPageToken,
+    totalCount: Number(count.n),
+  };
+}
+
+export async function insertFlag(db: Executor, namespaceKey: string, input: FlagCreate): Promise<Flag> {
+  const ns = await db.selectFrom('namespaces').select('key').where('key', '=', namespaceKey).executeTakeFirst();
+  if (!ns) throw new NotFoundError(`namespace "${namespaceKey}"`);
+  const now = writeTime();
+  try {
+    await db
+      .insertInto('flags')
+      .values({
+        namespace_key: namespaceKey,
+        key: input.key,
+        name: input.name,
+        description: input.description,
+        enabled: input.enabled,
+        type: FLAG_TYPES.indexOf(input.type),
+        default_variant_id: null,
+        metadata: metadataText(input.metadata),
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+  } catch (err) {
+    const kind = classifyDriverError(err);
+    if (kind === 'unique') throw new AlreadyExistsError(`flag "${namespaceKey}/${input.key}" is not unique`);
+    if (kind === 'foreign-key') throw new NotFoundError(`namespace "${namespaceKey}"`);
+    throw tooLongError(err) ?? err;
+  }
+  const flag: Flag = {
+    key: input.key,
+    name: input.name,
+    description: input.description,
+    enabled: input.enabled,
+    namespaceKey,
+    type: input.type,
+    variants: [],
+    createdAt: now,
+    updatedAt: now,
+  };
+  // Flipt echoes the metadata as sent, even an empty object it did not store.
+  if (input.metadata !== undefined) flag.metadata = input.metadata;
+  return flag;
+}
+
+/** Sets name, description, enabled and the default variant; metadata only when given. */
+export async function updateFlag(db: Executor, namespaceKey: string, key: string, input: FlagUpdate): Promise<void> {
+  if (!(await flagExists(db, namespaceKey, key))) throw new NotFoundError(`flag "${namespaceKey}/${key}"`);
+  if (input.defaultVariantId !== '' && !(await findVariant(db, namespaceKey, key, input.defaultVariantId))) {
+    throw new InvalidArgumentError(`variant "${input.defaultVariantId}" not found for flag "${namespaceKey}/${key}"`);
+  }
+  const values: Partial<{
+    name: string;
+    description: string;
+    enabled: boolean;
+    default_variant_id: string | null;
+    metadata: string | null;
+    updated_at: Date;
+  }> = {
+    name: input.name,
+    description: input.description,
+    enabled: input.enabled,
+    default_variant_id: input.defaultVariantId === '' ? null : input.defaultVariantId,
+    updated_at: writeTime(),
+  };
+  if (input.metadata !== undefined) values.metadata = metadataText(input.metadata);
+  try {
+    await db
+      .updateTable('flags')
+      .set(values)
+      .where('namespace_key', '=', namespaceKey)
+      .where('key', '=', key)
+      .execute();
+  } catch (err) {
+    // The variant was deleted between the check and the write.
+    if (classifyDriverError(err) === 'foreign-key') {
+      throw new InvalidArgumentError(`variant "${input.defaultVariantId}" not found for flag "${namespaceKey}/${key}"`);
+    }
+    throw tooLongError(err) ?? err;
+  }
+}
+
+/**
+ * Deletes a flag (nothing when it does not exist) with its variants, rules, distributions and
+ * rollouts, all through the schema's cascades.
+ */
+export async function deleteFlag(db: Executor, namespaceKey: string, key: string): Promise<void> {
+  // Dropping the flag's own reference to its default variant first keeps MySQL from meeting the
+  // flags → variants → flags (SET NULL) cycle inside one cascade.
+  await db
+    .updateTable('flags')
+    .set({ default_variant_id: null })
+    .where('namespace_key', '=', namespaceKey)
+    .where('key', '=', key)
+    .where('default_variant_id', 'is not', null)
+    .execute();
+  await db.deleteFrom('flags').where('namespace_key', '=', namespaceKey).where('key', '=', key).execute();
+}

@@ -1,0 +1,338 @@
+// Segments and their constraints in SQL. Constraints live in their own table and are always read with
+// their segment, ordered by creation. A segment that a rule or rollout still references cannot be
+// deleted: the schema's ON DELETE RESTRICT foreign keys refuse it, and that refusal becomes Flipt's
+// "is in use" error here.
+
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from '../domain/errors.js';
+import {
+  COMPARISON_TYPES,
+  type ComparisonType,
+  type Constraint,
+  MATCH_TYPES,
+  type MatchType,
+  type Page,
+  type Segment,
+} from '../domain/types.js';
+import { classifyDriverError } from './errors.js';
+import { fetchLimit, type ListQuery, startOffset, toPage } from './pagination.js';
+import { toDate, writeTime } from './rows.js';
+import type { ConstraintsTable, Database, SegmentsTable } from './schema.js';
+
+type Executor = Kysely<Database>;
+
+/** The enum name stored as an integer; an integer outside the enum reads as its first (zero) value. */
+function enumAt<T extends string>(names: readonly T[], value: number): T {
+  return names[value] ?? (names[0] as T);
+}
+
+export function matchTypeToInt(matchType: MatchType): number {
+  return MATCH_TYPES.indexOf(matchType);
+}
+
+export function comparisonTypeToInt(type: ComparisonType): number {
+  return COMPARISON_TYPES.indexOf(type);
+}
+
+function toConstraint(row: Selectable<ConstraintsTable>): Constraint {
+  return {
+    id: row.id,
+    segmentKey: row.segment_key,
+    namespaceKey: row.namespace_key,
+    type: enumAt(COMPARISON_TYPES, Number(row.type)),
+    property: row.property,
+    operator: row.operator,
+    value: row.value,
+    description: row.description ?? '',
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+  };
+}
+
+function toSegment(row: Selectable<SegmentsTable>, constraints: Constraint[]): Segment {
+  return {
+    key: row.key,
+    name: row.name,
+    description: row.description,
+    matchType: enumAt(MATCH_TYPES, Number(row.match_type)),
+    namespaceKey: row.namespace_key,
+    constraints,
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+  };
+}
+
+/**
+ * Constraints of some segments of a namespace (all of them when `segmentKeys` is undefined), grouped
+ * by segment key, each group in creation order.
+ */
+async function constraintsBySegment(
+  db: Executor,
+  namespaceKey: string,
+  segmentKeys?: string[],
+): Promise<Map<string, Constraint[]>> {
+  const grouped = new Map<string, Constraint[]>();
+  if (segmentKeys?.length === 0) return grouped;
+  let select = db
+    .selectFrom('constraints')
+    .selectAll()
+    .where('namespace_key', '=', namespaceKey)
+    .orderBy('created_at')
+    .orderBy('id');
+  if (segmentKeys) select = select.where('segment_key', 'in', segmentKeys);
+  for (const row of await select.execute()) {
+    const c = toConstraint(row);
+    const list = grouped.get(c.segmentKey);
+    if (list) list.push(c);
+    else grouped.set(c.segmentKey, [c]);
+  }
+  return grouped;
+}
+
+export async function findSegment(db: Executor, namespaceKey: string, key: string): Promise<Segment | undefined> {
+  const row = await db
+    .selectFrom('segments')
+    .selectAll()
+    .where('namespace_key', '=', namespaceKey)
+    .where('key', '=', key)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const constraints = await constraintsBySegment(db, namespaceKey, [key]);
+  return toSegment(row, constraints.get(key) ?? []);
+}
+
+export async function getSegment(db: Executor, namespaceKey: string, key: string): Promise<Segment> {
+  const segment = await findSegment(db, namespaceKey, key);
+  if (!segment) throw new NotFoundError(`segment "${namespaceKey}/${key}"`);
+  return segment;
+}
+
+export async function segmentExists(db: Executor, namespaceKey: string, key: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('segments')
+    .select('key')
+    .where('namespace_key', '=', namespaceKey)
+    .where('key', '=', key)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The keys among `keys` that name no segment of the namespace, in the order given. */
+export async function missingSegmentKeys(db: Executor, namespaceKey: string, keys: string[]): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const rows = await db
+    .selectFrom('segments')
+    .select('key')
+    .where('namespace_key', '=', namespaceKey)
+    .where('key', 'in', keys)
+    .execute();
+  const found = new Set(rows.map((r) => r.key));
+  return keys.filter((k) => !found.has(k));
+}
+
+/** Segments of a namespace by creation time, each with its constraints (Flipt's offset/limit paging). */
+export async function listSegments(db: Executor, namespaceKey: string, query: ListQuery): Promise<Page<Segment>> {
+  const offset = startOffset(query, true);
+  let select = db
+    .selectFrom('segments')
+    .selectAll()
+    .where('namespace_key', '=', namespaceKey)
+    .orderBy('created_at')
+    .orderBy('key')
+    .offset(offset);
+  const limit = fetchLimit(query);
+  select = select.limit(limit ?? Number.MAX_SAFE_INTEGER);
+  const [rows, count] = await Promise.all([
+    select.execute(),
+    db
+      .selectFrom('segments')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('namespace_key', '=', namespaceKey)
+      .executeTakeFirstOrThrow(),
+  ]);
+  const page = toPage(rows, query, offset, (r) => r.key);
+  // A whole-namespace listing reads every constraint at once instead of naming each segment.
+  const constraints = await constraintsBySegment(
+    db,
+    namespaceKey,
+    query.limit > 0 || offset > 0 ? page.items.map((r) => r.key) : undefined,
+  );
+  return {
+    items: page.items.map((r) => toSegment(r, constraints.get(r.key) ?? [])),
+    nextPageToken: page.nextPageToken,
+    totalCount: Number(count.n),
+  };
+}
+
+export interface SegmentFields {
+  name: string;
+  description: string;
+  matchType: MatchType;
+}
+
+export async function insertSegment(
+  db: Executor,
+  namespaceKey: string,
+  key: string,
+  fields: SegmentFields,
+): Promise<Segment> {
+  const now = writeTime();
+  try {
+    await db
+      .insertInto('segments')
+      .values({
+        namespace_key: namespaceKey,
+        key,
+        name: fields.name,
+        description: fields.description,
+        match_type: matchTypeToInt(fields.matchType),
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+  } catch (err) {
+    const kind = classifyDriverError(err);
+    if (kind === 'unique') throw new AlreadyExistsError(`segment "${namespaceKey}/${key}" is not unique`);
+    if (kind === 'foreign-key') throw new NotFoundError(`namespace "${namespaceKey}"`);
+    throw err;
+  }
+  return { key, ...fields, namespaceKey, constraints: [], createdAt: now, updatedAt: now };
+}
+
+/** Sets name, description and match type; NotFound when the segment does not exist. */
+export async function updateSegment(
+  db: Executor,
+  namespaceKey: string,
+  key: string,
+  fields: SegmentFields,
+): Promise<void> {
+  const result = await db
+    .updateTable('segments')
+    .set({
+      name: fields.name,
+      description: fields.description,
+      match_type: matchTypeToInt(fields.matchType),
+      updated_at: writeTime(),
+    })
+    .where('namespace_key', '=', namespaceKey)
+    .where('key', '=', key)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) throw new NotFoundError(`segment "${namespaceKey}/${key}"`);
+}
+
+/**
+ * Deletes a segment and (by cascade) its constraints. Deleting an unknown segment does nothing; one
+ * still referenced by a rule or rollout is refused by the RESTRICT foreign keys.
+ */
+export async function deleteSegment(db: Executor, namespaceKey: string, key: string): Promise<void> {
+  try {
+    await db.deleteFrom('segments').where('namespace_key', '=', namespaceKey).where('key', '=', key).execute();
+  } catch (err) {
+    if (classifyDriverError(err) === 'foreign-key') {
+      throw new InvalidArgumentError(`segment "${namespaceKey}/${key}" is in use`);
+    }
+    throw err;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Constraints
+
+export interface ConstraintFields {
+  type: ComparisonType;
+  property: string;
+  operator: string;
+  value: string;
+  description: string;
+}
+
+export async function findConstraint(
+  db: Executor,
+  namespaceKey: string,
+  segmentKey: string,
+  id: string,
+): Promise<Constraint | undefined> {
+  const row = await db
+    .selectFrom('constraints')
+    .selectAll()
+    .where('id', '=', id)
+    .where('namespace_key', '=', namespaceKey)
+    .where('segment_key', '=', segmentKey)
+    .executeTakeFirst();
+  return row ? toConstraint(row) : undefined;
+}
+
+export async function insertConstraint(
+  db: Executor,
+  namespaceKey: string,
+  segmentKey: string,
+  fields: ConstraintFields,
+): Promise<Constraint> {
+  const now = writeTime();
+  const id = randomUUID();
+  try {
+    await db
+      .insertInto('constraints')
+      .values({
+        id,
+        namespace_key: namespaceKey,
+        segment_key: segmentKey,
+        type: comparisonTypeToInt(fields.type),
+        property: fields.property,
+        operator: fields.operator,
+        value: fields.value,
+        description: fields.description,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+  } catch (err) {
+    if (classifyDriverError(err) === 'foreign-key') throw new NotFoundError(`segment "${namespaceKey}/${segmentKey}"`);
+    throw err;
+  }
+  return { id, segmentKey, namespaceKey, ...fields, createdAt: now, updatedAt: now };
+}
+
+/** Replaces a constraint's fields; NotFound (`constraint "<id>"`) unless it exists under that segment. */
+export async function updateConstraint(
+  db: Executor,
+  namespaceKey: string,
+  segmentKey: string,
+  id: string,
+  fields: ConstraintFields,
+): Promise<Constraint> {
+  const result = await db
+    .updateTable('constraints')
+    .set({
+      type: comparisonTypeToInt(fields.type),
+      property: fields.property,
+      operator: fields.operator,
+      value: fields.value,
+      description: fields.description,
+      updated_at: writeTime(),
+    })
+    .where('id', '=', id)
+    .where('namespace_key', '=', namespaceKey)
+    .where('segment_key', '=', segmentKey)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) throw new NotFoundError(`constraint "${id}"`);
+  const constraint = await findConstraint(db, namespaceKey, segmentKey, id);
+  if (!constraint) throw new NotFoundError(`constraint "${id}"`);
+  return constraint;
+}
+
+/** Deleting an unknown constraint does nothing. */
+export async function deleteConstraint(
+  db: Executor,
+  namespaceKey: string,
+  segmentKey: string,
+  id: string,
+): Promise<void> {
+  await db
+    .deleteFrom('constraints')
+    .where('id', '=', id)
+    .where('namespace_key', '=', namespaceKey)
+    .where('segment_key', '=', segmentKey)
+    .execute();
+}

@@ -1,0 +1,94 @@
+// The real program, as a user runs it: start, health over HTTP and gRPC, write, SIGTERM, restart on
+// the same data file, read back; `vexil migrate`; one-line failures.
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { credentials, makeGenericClientConstructor } from '@grpc/grpc-js';
+import { service as healthService } from 'grpc-health-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runVexil, startVexil } from '../helpers/process.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'vexil-program-'));
+const dbUrl = `file:${join(dir, 'vexil.db')}`;
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+type HealthResponse = { status: string };
+function grpcHealthCheck(port: number): Promise<HealthResponse> {
+  const Client = makeGenericClientConstructor(healthService, 'Health');
+  const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure()) as unknown as {
+    check(req: { service: string }, cb: (err: Error | null, res: HealthResponse) => void): void;
+    close(): void;
+  };
+  return new Promise((resolve, reject) =>
+    client.check({ service: '' }, (err, res) => {
+      client.close();
+      return err ? reject(err) : resolve(res);
+    }),
+  );
+}
+
+describe('the vexil program', () => {
+  it('serves, answers health on HTTP and gRPC, stops on SIGTERM and keeps its data', async () => {
+    const first = await startVexil({ VEXIL_DB_URL: dbUrl });
+    try {
+      expect(await (await fetch(`${first.baseUrl}/health`)).json()).toEqual({ status: 'SERVING' });
+      expect(await grpcHealthCheck(first.grpcPort)).toMatchObject({ status: 'SERVING' });
+      const created = await fetch(`${first.baseUrl}/api/v1/namespaces/default/flags`, {
+        method: 'POST',
+        body: JSON.stringify({ key: 'persisted', name: 'Persisted', enabled: true }),
+      });
+      expect(created.status).toBe(200);
+    } finally {
+      expect(await first.stop('SIGTERM')).toBe(0);
+    }
+
+    const second = await startVexil({ VEXIL_DB_URL: dbUrl });
+    try {
+      const flag = await (await fetch(`${second.baseUrl}/api/v1/namespaces/default/flags/persisted`)).json();
+      expect(flag).toMatchObject({ key: 'persisted', name: 'Persisted', enabled: true });
+    } finally {
+      expect(await second.stop('SIGINT')).toBe(0);
+    }
+  });
+
+  it('migrates with `vexil migrate`, and a second run is a no-op', () => {
+    const url = `file:${join(dir, 'migrate.db')}`;
+    const firstRun = runVexil(['migrate'], { VEXIL_DB_URL: url });
+    expect(firstRun.status).toBe(0);
+    expect(firstRun.stdout).toContain('applied: 001-initial-schema');
+    const secondRun = runVexil(['migrate'], { VEXIL_DB_URL: url });
+    expect(secondRun.status).toBe(0);
+    expect(secondRun.stdout.trim()).toBe('database is up to date');
+  });
+
+  it('fails with one clear line and exit code 1 on a bad config', () => {
+    const file = join(dir, 'bad.yml');
+    writeFileSync(file, 'server:\n  http_port: "eighty"\n');
+    const bad = runVexil(['--config', file, 'config', 'validate']);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/^vexil: invalid config at server\.http_port/);
+
+    const unknownScheme = runVexil(['serve'], { VEXIL_DB_URL: 'oracle://x' });
+    expect(unknownScheme.status).toBe(1);
+    expect(unknownScheme.stderr.trim()).toBe('vexil: unknown database driver for: "oracle"');
+  });
+
+  it('fails with one clear line when the database stays unreachable', () => {
+    const res = runVexil(['serve'], {
+      VEXIL_DB_URL: 'postgres://postgres@127.0.0.1:1/none',
+      VEXIL_DB_CONNECT_TIMEOUT: '1s',
+      VEXIL_LOG_LEVEL: 'error',
+    });
+    expect(res.status).toBe(1);
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+    expect(res.stderr).toMatch(/^vexil: database unreachable/);
+  });
+
+  it('prints its version and help', () => {
+    expect(runVexil(['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const help = runVexil(['--help']).stdout;
+    for (const command of ['serve', 'migrate', 'config']) expect(help).toContain(command);
+  });
+});
