@@ -5,7 +5,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from '../domain/errors.js';
 import { FLAG_TYPES, type Flag, type FlagType, type Page, type Variant } from '../domain/types.js';
 import { classifyDriverError } from './errors.js';
-import { fetchLimit, type ListQuery, startOffset, toPage } from './pagination.js';
+import { type ListQuery, pageOfNamespaceRows } from './pagination.js';
 import { toBool, toDate, writeTime } from './rows.js';
 import type { Database, FlagsTable } from './schema.js';
 import { findVariant, tooLongError, variantsByIds, variantsOfFlags } from './variants.js';
@@ -122,29 +122,11 @@ export async function flagExists(db: Executor, namespaceKey: string, key: string
 
 /** Flags of a namespace in creation order; an unknown namespace is an empty list, as in Flipt. */
 export async function listFlags(db: Executor, namespaceKey: string, query: ListQuery): Promise<Page<Flag>> {
-  const offset = startOffset(query, true);
-  let select = db
-    .selectFrom('flags')
-    .selectAll()
-    .where('namespace_key', '=', namespaceKey)
-    .orderBy('created_at')
-    .orderBy('key')
-    .offset(offset);
-  const limit = fetchLimit(query);
-  select = select.limit(limit ?? Number.MAX_SAFE_INTEGER);
-  const [rows, count] = await Promise.all([
-    select.execute(),
-    db
-      .selectFrom('flags')
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('namespace_key', '=', namespaceKey)
-      .executeTakeFirstOrThrow(),
-  ]);
-  const page = toPage(rows, query, offset, (r) => r.key);
+  const page = await pageOfNamespaceRows(db, 'flags', namespaceKey, query);
   return {
-    items: await assemble(db, namespaceKey, page.items),
+    items: await assemble(db, namespaceKey, page.rows),
     nextPageToken: page.nextPageToken,
-    totalCount: Number(count.n),
+    totalCount: page.totalCount,
   };
 }
 

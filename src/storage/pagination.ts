@@ -1,7 +1,9 @@
 // Flipt's list paging on SQL storage: no limit means everything; with a limit, one extra row is
 // fetched to know whether a next page exists, and the token is base64(JSON {key, offset}).
 
+import type { Kysely, Selectable } from 'kysely';
 import { InvalidArgumentError } from '../domain/errors.js';
+import type { Database } from './schema.js';
 
 export interface ListQuery {
   /** 0 means no limit. */
@@ -51,4 +53,40 @@ export function toPage<T>(rows: T[], query: ListQuery, offset: number, keyOf: (i
     return { items: rows.slice(0, query.limit), nextPageToken: encodePageToken(keyOf(next), offset + query.limit) };
   }
   return { items: rows, nextPageToken: '' };
+}
+
+/**
+ * One page of a namespace's flags or segments in creation order (Flipt's order for both), with the
+ * total under the namespace. An unknown namespace is an empty page, as in Flipt.
+ */
+export async function pageOfNamespaceRows<T extends 'flags' | 'segments'>(
+  db: Kysely<Database>,
+  table: T,
+  namespaceKey: string,
+  query: ListQuery,
+): Promise<{ rows: Selectable<Database[T]>[]; offset: number; nextPageToken: string; totalCount: number }> {
+  const offset = startOffset(query, true);
+  const select = db
+    .selectFrom(table as 'flags')
+    .selectAll()
+    .where('namespace_key', '=', namespaceKey)
+    .orderBy('created_at')
+    .orderBy('key')
+    .offset(offset)
+    .limit(fetchLimit(query) ?? Number.MAX_SAFE_INTEGER);
+  const [rows, count] = await Promise.all([
+    select.execute(),
+    db
+      .selectFrom(table as 'flags')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('namespace_key', '=', namespaceKey)
+      .executeTakeFirstOrThrow(),
+  ]);
+  const page = toPage(rows, query, offset, (r) => r.key);
+  return {
+    rows: page.items as Selectable<Database[T]>[],
+    offset,
+    nextPageToken: page.nextPageToken,
+    totalCount: Number(count.n),
+  };
 }

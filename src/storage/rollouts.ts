@@ -18,6 +18,7 @@ import {
 } from '../domain/types.js';
 import { classifyDriverError } from './errors.js';
 import { fetchLimit, type ListQuery, startOffset, toPage } from './pagination.js';
+import { deleteAndRenumber, setRanks } from './ranking.js';
 import { toBool, toDate, writeTime } from './rows.js';
 import type { Database, RolloutsTable } from './schema.js';
 
@@ -351,41 +352,12 @@ export async function replaceRolloutThreshold(
   }
 }
 
-/** Sets rank = position + 1 for each id (ids of other flags or namespaces are left alone). */
-export async function rankRollouts(db: Executor, namespaceKey: string, flagKey: string, ids: string[]): Promise<void> {
-  const now = writeTime();
-  for (const [index, id] of ids.entries()) {
-    await db
-      .updateTable('rollouts')
-      .set({ rank: index + 1, updated_at: now })
-      .where('id', '=', id)
-      .where('namespace_key', '=', namespaceKey)
-      .where('flag_key', '=', flagKey)
-      .execute();
-  }
+/** Sets rank = position + 1 for each listed rollout of the flag; unlisted ones keep their ranks. */
+export function rankRollouts(db: Executor, namespaceKey: string, flagKey: string, ids: string[]): Promise<void> {
+  return setRanks(db, 'rollouts', namespaceKey, flagKey, ids);
 }
 
-/** Deletes a rollout (nothing when unknown) and renumbers the flag's remaining rollouts 1..n. */
-export async function deleteRollout(db: Executor, namespaceKey: string, flagKey: string, id: string): Promise<void> {
-  await db
-    .deleteFrom('rollouts')
-    .where('id', '=', id)
-    .where('namespace_key', '=', namespaceKey)
-    .where('flag_key', '=', flagKey)
-    .execute();
-  const remaining = await db
-    .selectFrom('rollouts')
-    .select('id')
-    .where('namespace_key', '=', namespaceKey)
-    .where('flag_key', '=', flagKey)
-    .orderBy('rank')
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  await rankRollouts(
-    db,
-    namespaceKey,
-    flagKey,
-    remaining.map((r) => r.id),
-  );
+/** Deletes a rollout of the flag (nothing when unknown) and renumbers the rest 1..n. */
+export function deleteRollout(db: Executor, namespaceKey: string, flagKey: string, id: string): Promise<void> {
+  return deleteAndRenumber(db, 'rollouts', namespaceKey, flagKey, id);
 }

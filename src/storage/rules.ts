@@ -7,6 +7,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { NotFoundError } from '../domain/errors.js';
 import { type Distribution, type Page, type Rule, SEGMENT_OPERATORS, type SegmentOperator } from '../domain/types.js';
 import { classifyDriverError } from './errors.js';
+import { deleteAndRenumber, setRanks } from './ranking.js';
 import { fetchLimit, type ListQuery, startOffset, toPage } from './pagination.js';
 import { toDate, writeTime } from './rows.js';
 import type { Database, DistributionsTable, RulesTable } from './schema.js';
@@ -271,44 +272,14 @@ export async function updateRule(
   return getRule(db, namespaceKey, id);
 }
 
-/** Sets rank = position + 1 for each listed rule of the flag; unlisted rules keep their ranks. */
-export async function orderRules(db: Executor, namespaceKey: string, flagKey: string, ruleIds: readonly string[]) {
-  const now = writeTime();
-  for (const [index, id] of ruleIds.entries()) {
-    await db
-      .updateTable('rules')
-      .set({ rank: index + 1, updated_at: now })
-      .where('id', '=', id)
-      .where('namespace_key', '=', namespaceKey)
-      .where('flag_key', '=', flagKey)
-      .execute();
-  }
+/** Sets rank = position + 1 for each listed rule of the flag; unlisted ones keep their ranks. */
+export function orderRules(db: Executor, namespaceKey: string, flagKey: string, ruleIds: readonly string[]): Promise<void> {
+  return setRanks(db, 'rules', namespaceKey, flagKey, ruleIds);
 }
 
-/** Deletes a rule of the flag (nothing when unknown), then renumbers the flag's rules 1..n by rank. */
-export async function deleteRule(db: Executor, namespaceKey: string, flagKey: string, id: string): Promise<void> {
-  await db
-    .deleteFrom('rules')
-    .where('id', '=', id)
-    .where('namespace_key', '=', namespaceKey)
-    .where('flag_key', '=', flagKey)
-    .execute();
-  const remaining = await db
-    .selectFrom('rules')
-    .select('id')
-    .where('namespace_key', '=', namespaceKey)
-    .where('flag_key', '=', flagKey)
-    .orderBy('rank')
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  // Every remaining rule is re-ranked (and so gets a new updatedAt), as Flipt's order does.
-  await orderRules(
-    db,
-    namespaceKey,
-    flagKey,
-    remaining.map((r) => r.id),
-  );
+/** Deletes a rule of the flag (nothing when unknown) and renumbers the rest 1..n. */
+export function deleteRule(db: Executor, namespaceKey: string, flagKey: string, id: string): Promise<void> {
+  return deleteAndRenumber(db, 'rules', namespaceKey, flagKey, id);
 }
 
 /**

@@ -16,7 +16,7 @@ import {
   type Segment,
 } from '../domain/types.js';
 import { classifyDriverError } from './errors.js';
-import { fetchLimit, type ListQuery, startOffset, toPage } from './pagination.js';
+import { type ListQuery, pageOfNamespaceRows } from './pagination.js';
 import { toDate, writeTime } from './rows.js';
 import type { ConstraintsTable, Database, SegmentsTable } from './schema.js';
 
@@ -133,35 +133,17 @@ export async function missingSegmentKeys(db: Executor, namespaceKey: string, key
 
 /** Segments of a namespace by creation time, each with its constraints (Flipt's offset/limit paging). */
 export async function listSegments(db: Executor, namespaceKey: string, query: ListQuery): Promise<Page<Segment>> {
-  const offset = startOffset(query, true);
-  let select = db
-    .selectFrom('segments')
-    .selectAll()
-    .where('namespace_key', '=', namespaceKey)
-    .orderBy('created_at')
-    .orderBy('key')
-    .offset(offset);
-  const limit = fetchLimit(query);
-  select = select.limit(limit ?? Number.MAX_SAFE_INTEGER);
-  const [rows, count] = await Promise.all([
-    select.execute(),
-    db
-      .selectFrom('segments')
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('namespace_key', '=', namespaceKey)
-      .executeTakeFirstOrThrow(),
-  ]);
-  const page = toPage(rows, query, offset, (r) => r.key);
+  const page = await pageOfNamespaceRows(db, 'segments', namespaceKey, query);
   // A whole-namespace listing reads every constraint at once instead of naming each segment.
   const constraints = await constraintsBySegment(
     db,
     namespaceKey,
-    query.limit > 0 || offset > 0 ? page.items.map((r) => r.key) : undefined,
+    query.limit > 0 || page.offset > 0 ? page.rows.map((r) => r.key) : undefined,
   );
   return {
-    items: page.items.map((r) => toSegment(r, constraints.get(r.key) ?? [])),
+    items: page.rows.map((r) => toSegment(r, constraints.get(r.key) ?? [])),
     nextPageToken: page.nextPageToken,
-    totalCount: Number(count.n),
+    totalCount: page.totalCount,
   };
 }
 
