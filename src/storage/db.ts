@@ -4,10 +4,20 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { type Dialect, Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import {
+  type Dialect,
+  type DialectAdapter,
+  Kysely,
+  type LogEvent,
+  MysqlDialect,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDialect,
+  sql,
+} from 'kysely';
 import { createPool as createMysqlPool } from 'mysql2';
 import pg from 'pg';
-import { CockroachDialect } from './cockroach.js';
+import { CockroachDialect, cockroachTypes, pgLockSessionFactory } from './cockroach.js';
 import type { Database } from './schema.js';
 import { SqliteValuesPlugin } from './sqlite-values-plugin.js';
 
@@ -19,6 +29,8 @@ export interface DbOptions {
   maxIdleConn?: number;
   connMaxIdleTimeMs?: number;
   connMaxLifetimeMs?: number;
+  /** Called after every query (telemetry/db.ts: query metrics and spans). */
+  log?: (event: LogEvent) => void;
 }
 
 export interface Db {
@@ -30,6 +42,52 @@ export interface Db {
 }
 
 export class DbUrlError extends Error {}
+
+/** What differs between the dialects, in one place, for the code that has to branch on it. */
+export interface DialectCapabilities {
+  /**
+   * Isolation of a read that must see one consistent state across several queries (snapshot loads);
+   * undefined where the connection already gives it (SQLite: one connection, one writer).
+   */
+  consistentReadIsolation?: 'repeatable read' | 'serializable';
+  /**
+   * The migrator wraps the pending migrations in one transaction (Kysely's supportsTransactionalDdl);
+   * where it does not, every migration is written to be safe to run again.
+   */
+  transactionalDdl: boolean;
+  /** How concurrent starts are kept from migrating at once. */
+  migrationLock: 'advisory lock' | 'GET_LOCK' | 'row lock' | 'write lock';
+  /**
+   * LISTEN/NOTIFY exists. Nothing depends on it: every dialect learns of other instances' writes by
+   * polling namespace revisions, because CockroachDB (and MySQL) have no such thing.
+   */
+  listenNotify: boolean;
+}
+
+export const DIALECT_CAPABILITIES: Readonly<Record<DialectName, Readonly<DialectCapabilities>>> = {
+  // Kysely runs SQLite migrations without a wrapping transaction; the lock is the file's write lock.
+  sqlite: { transactionalDdl: false, migrationLock: 'write lock', listenNotify: false },
+  postgres: {
+    consistentReadIsolation: 'repeatable read',
+    transactionalDdl: true,
+    migrationLock: 'advisory lock',
+    listenNotify: true,
+  },
+  mysql: {
+    consistentReadIsolation: 'repeatable read',
+    transactionalDdl: false,
+    migrationLock: 'GET_LOCK',
+    listenNotify: false,
+  },
+  // REPEATABLE READ exists only in recent CockroachDB versions behind a cluster setting; SERIALIZABLE
+  // is its default and is consistent. DDL in transactions is limited there (cockroach.ts).
+  cockroachdb: {
+    consistentReadIsolation: 'serializable',
+    transactionalDdl: false,
+    migrationLock: 'row lock',
+    listenNotify: false,
+  },
+};
 
 export function dialectOf(url: string): DialectName {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
@@ -63,12 +121,40 @@ function sqliteDialect(url: string): Dialect {
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   database.pragma('synchronous = NORMAL');
-  return new SqliteDialect({ database });
+  return new LockingSqliteDialect({ database });
 }
 
-function postgresPool(connectionString: string, options: DbOptions): pg.Pool {
+/**
+ * Kysely's SQLite adapter takes no migration lock (one connection per process), yet two processes may
+ * open one file (`vexil migrate` beside a starting server): the lock is the file's write lock, taken
+ * with BEGIN IMMEDIATE (waiting up to busy_timeout) and held until the migrations are committed.
+ */
+class SqliteMigrationLockAdapter extends SqliteAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`begin immediate`.execute(db);
+  }
+
+  override async releaseMigrationLock(db: Kysely<unknown>): Promise<void> {
+    // Also after a failed migration: what it did is kept, as on MySQL; migrations are safe to re-run.
+    // The migrator releases even when acquiring failed (busy): then there is nothing to commit.
+    try {
+      await sql`commit`.execute(db);
+    } catch (err) {
+      if (!/no transaction is active/.test((err as Error).message ?? '')) throw err;
+    }
+  }
+}
+
+class LockingSqliteDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new SqliteMigrationLockAdapter();
+  }
+}
+
+function postgresPool(connectionString: string, options: DbOptions, types?: pg.CustomTypesConfig): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
+    ...(types ? { types } : {}),
     max: options.maxOpenConn ?? 10,
     idleTimeoutMillis: options.connMaxIdleTimeMs ?? 30_000,
     maxLifetimeSeconds: options.connMaxLifetimeMs ? Math.ceil(options.connMaxLifetimeMs / 1000) : 0,
@@ -90,7 +176,22 @@ function mysqlPool(url: string, options: DbOptions) {
     supportBigNumbers: true,
     connectTimeout: 5_000,
   });
+  if (options.connMaxLifetimeMs) recycleOldConnections(pool, options.connMaxLifetimeMs);
   return pool;
+}
+
+/**
+ * conn_max_lifetime for MySQL: mysql2 has no such pool option, so a connection older than the lifetime
+ * is closed when it is handed back idle (the pool opens a new one when needed). A connection passed
+ * straight from one user to the next waiting one is recycled at its next idle release.
+ */
+function recycleOldConnections(pool: ReturnType<typeof createMysqlPool>, lifetimeMs: number): void {
+  const bornAt = new WeakMap<object, number>();
+  pool.on('connection', (connection) => bornAt.set(connection, Date.now()));
+  pool.on('release', (connection) => {
+    const born = bornAt.get(connection);
+    if (born !== undefined && Date.now() - born >= lifetimeMs) connection.destroy();
+  });
 }
 
 export function openDb(options: DbOptions): Db {
@@ -109,7 +210,10 @@ export function openDb(options: DbOptions): Db {
       describe = 'postgres';
       break;
     case 'cockroachdb':
-      dialect = new CockroachDialect({ pool: postgresPool(cockroachToPostgresUrl(options.url), options) });
+      dialect = new CockroachDialect({
+        pool: postgresPool(cockroachToPostgresUrl(options.url), options, cockroachTypes),
+        openLockSession: pgLockSessionFactory(cockroachToPostgresUrl(options.url)),
+      });
       describe = 'cockroachdb';
       break;
     case 'mysql':
@@ -117,7 +221,7 @@ export function openDb(options: DbOptions): Db {
       describe = 'mysql';
       break;
   }
-  const kysely = new Kysely<Database>({ dialect, plugins });
+  const kysely = new Kysely<Database>({ dialect, plugins, ...(options.log ? { log: options.log } : {}) });
   return { kysely, dialect: dialectName, describe, close: () => kysely.destroy() };
 }
 

@@ -21,6 +21,8 @@ const PG_CODES: Record<string, DriverErrorKind> = {
   '40001': 'serialization',
   '40P01': 'serialization',
   '57014': 'cancelled',
+  // CockroachDB: a commit whose outcome is unknown (the write may or may not have landed); never retried.
+  '40003': 'unavailable',
   '57P01': 'unavailable',
   '08000': 'unavailable',
   '08003': 'unavailable',
@@ -35,7 +37,8 @@ const MYSQL_ERRNOS: Record<number, DriverErrorKind> = {
   1213: 'serialization',
   1205: 'serialization',
   1317: 'cancelled',
-  3024: 'cancelled',
+  3024: 'cancelled', // MySQL: max_execution_time exceeded
+  1969: 'cancelled', // MariaDB: max_statement_time exceeded
   1927: 'unavailable',
   2006: 'unavailable',
   2013: 'unavailable',

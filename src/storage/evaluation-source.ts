@@ -12,9 +12,10 @@ import type {
   SegmentSource,
   VariantSource,
 } from '../evaluation/source.js';
-import type { DialectName } from './db.js';
+import { DIALECT_CAPABILITIES, type DialectName } from './db.js';
 import { toBool, toDate } from './rows.js';
 import type { Database } from './schema.js';
+import { inTransaction, type Tx } from './transaction.js';
 
 function groupBy<T, K>(rows: T[], keyOf: (row: T) => K): Map<K, T[]> {
   const map = new Map<K, T[]>();
@@ -41,10 +42,13 @@ export async function loadNamespaceSource(
   dialect: DialectName,
   namespaceKey: string,
 ): Promise<NamespaceSource | undefined> {
-  let tx = db.transaction();
-  // One consistent view across the queries below (SQLite serialises on its single connection).
-  if (dialect !== 'sqlite') tx = tx.setIsolationLevel('repeatable read');
-  return tx.execute(async (t) => {
+  // One consistent view across the queries below: REPEATABLE READ on PostgreSQL and MySQL, SERIALIZABLE
+  // on CockroachDB (its default; a read there may meet a retryable conflict, hence inTransaction); SQLite
+  // serialises on its single connection.
+  const isolation = DIALECT_CAPABILITIES[dialect].consistentReadIsolation;
+  return inTransaction(db, readSource, isolation ? { isolation } : {});
+
+  async function readSource(t: Tx): Promise<NamespaceSource | undefined> {
     const ns = await t
       .selectFrom('namespaces')
       .select(['revision', 'created_at'])
@@ -179,5 +183,5 @@ export async function loadNamespaceSource(
       flags: flagSources,
       segments: segmentSources,
     };
-  });
+  }
 }

@@ -2,36 +2,55 @@
 // number of times on serialization failures (PostgreSQL/CockroachDB 40001, MySQL deadlocks), with
 // driver errors turned into domain errors.
 
-import { type Kysely, type Transaction, sql } from 'kysely';
+import { type IsolationLevel, type Kysely, type Transaction, sql } from 'kysely';
 import { CancelledError, DomainError, UnavailableError } from '../domain/errors.js';
 import { classifyDriverError } from './errors.js';
-import type { Database } from './schema.js';
+import { revisionTag } from './evaluation-source.js';
 import { writeTime } from './rows.js';
+import type { Database } from './schema.js';
 
 export type Tx = Transaction<Database>;
 
-const MAX_ATTEMPTS = 5;
+/** Attempts of one transaction before a serialization failure is given up on. */
+export const MAX_TRANSACTION_ATTEMPTS = 5;
 
 /** Turns what is left of a driver error (after the storage module's own mapping) into a domain error. */
 export function toDomainError(err: unknown): unknown {
   if (err instanceof DomainError) return err;
   switch (classifyDriverError(err)) {
     case 'unavailable':
-      return new UnavailableError('database unavailable');
+      return new UnavailableError('database unavailable', { cause: err });
     case 'cancelled':
-      return new CancelledError('query cancelled');
+      return new CancelledError('query cancelled', { cause: err });
+    // Still conflicting after every retry: the client may try again later (503), it is no client mistake.
+    case 'serialization':
+      return new UnavailableError('too many concurrent changes; try again', { cause: err });
     default:
       return err;
   }
 }
 
-/** Runs `work` in a transaction, retrying serialization failures with a short jittered backoff. */
-export async function inTransaction<T>(db: Kysely<Database>, work: (tx: Tx) => Promise<T>): Promise<T> {
+export interface TransactionOptions {
+  /** Isolation level; the database's default when absent (ignored by SQLite, which has one writer). */
+  isolation?: IsolationLevel;
+}
+
+/**
+ * Runs `work` in a transaction, retrying serialization failures (and deadlocks) with a short jittered
+ * backoff, at most MAX_TRANSACTION_ATTEMPTS times in all; `work` must be safe to run again.
+ */
+export async function inTransaction<T>(
+  db: Kysely<Database>,
+  work: (tx: Tx) => Promise<T>,
+  options: TransactionOptions = {},
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction().execute(work);
+      let builder = db.transaction();
+      if (options.isolation) builder = builder.setIsolationLevel(options.isolation);
+      return await builder.execute(work);
     } catch (err) {
-      if (classifyDriverError(err) === 'serialization' && attempt < MAX_ATTEMPTS) {
+      if (classifyDriverError(err) === 'serialization' && attempt < MAX_TRANSACTION_ATTEMPTS) {
         await new Promise((r) => setTimeout(r, 5 * 2 ** attempt + Math.random() * 10));
         continue;
       }
@@ -51,4 +70,17 @@ export async function bumpRevision(tx: Tx, namespaceKey: string): Promise<boolea
     .where('key', '=', namespaceKey)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * The namespace's revision tag (the same opaque tag its snapshots carry), or undefined when it does not
+ * exist: one indexed read. Inside a write's transaction it sees the revision that write left behind.
+ */
+export async function readRevisionTag(db: Kysely<Database>, namespaceKey: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('namespaces')
+    .select(['revision', 'created_at'])
+    .where('key', '=', namespaceKey)
+    .executeTakeFirst();
+  return row ? revisionTag(row.created_at, row.revision) : undefined;
 }

@@ -183,7 +183,7 @@ export function initialSchema(dialect: DialectName): Migration {
         .addColumn('namespace_key', varchar, notNull)
         .addColumn('segment_key', varchar, notNull)
         .addColumn('position', 'integer', (c) => c.notNull().defaultTo(0))
-        .addUniqueConstraint('rule_segments_unique', ['rule_id', 'namespace_key', 'segment_key'])
+        .addPrimaryKeyConstraint('rule_segments_pkey', ['rule_id', 'namespace_key', 'segment_key'])
         .addForeignKeyConstraint('rule_segments_rule_fk', ['rule_id'], 'rules', ['id'], (fk) => fk.onDelete('cascade'))
         .addForeignKeyConstraint(
           'rule_segments_segment_fk',
@@ -262,7 +262,7 @@ export function initialSchema(dialect: DialectName): Migration {
         .addColumn('namespace_key', varchar, notNull)
         .addColumn('segment_key', varchar, notNull)
         .addColumn('position', 'integer', (c) => c.notNull().defaultTo(0))
-        .addUniqueConstraint('rollout_segment_references_unique', ['rollout_segment_id', 'namespace_key', 'segment_key'])
+        .addPrimaryKeyConstraint('rollout_segment_references_pkey', ['rollout_segment_id', 'namespace_key', 'segment_key'])
         .addForeignKeyConstraint('rollout_segment_references_fk', ['rollout_segment_id'], 'rollout_segments', ['id'], (fk) =>
           fk.onDelete('cascade'),
         )
