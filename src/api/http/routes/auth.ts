@@ -1,0 +1,140 @@
+// /auth/v1: token creation (only when the token method is enabled, else the route does not exist),
+// the caller's own authentication, listing/reading/deleting authentications, and the public list of
+// methods. Who may call what is decided by the enforcement hook (src/auth/enforcement.ts).
+
+import Type from 'typebox';
+import { clearedSessionCookies } from '../../../auth/credentials.js';
+import { parseTimestamp } from '../../../auth/timestamp.js';
+import { AUTH_METHODS, type AuthMethod } from '../../../auth/types.js';
+import { InvalidArgumentError, UnauthenticatedError } from '../../../domain/errors.js';
+import type { HttpApp } from '../app.js';
+import {
+  AuthenticationListQuerystring,
+  AuthenticationListSchema,
+  AuthenticationSchema,
+  AuthMethodsSchema,
+  authenticationToWire,
+  CreateTokenBody,
+  CreateTokenResponseSchema,
+  createdTokenToWire,
+  ExpireSelfQuerystring,
+} from '../schemas/auth.js';
+import { EmptySchema, errorResponses } from '../schemas/common.js';
+import type { RouteDeps } from './deps.js';
+
+const tags = ['auth'];
+const IdParams = Type.Object({ id: Type.String() });
+
+function parseMethod(value: string | undefined): AuthMethod | undefined {
+  if (value === undefined || value === '') return undefined;
+  const method = /^[0-9]+$/.test(value) ? AUTH_METHODS[Number(value)] : AUTH_METHODS.find((m) => m === value);
+  if (method === undefined) throw new InvalidArgumentError(`invalid value for enum field method: "${value}"`);
+  return method === 'METHOD_NONE' ? undefined : method;
+}
+
+/** Flipt's methods in its order, with whether each can back a browser session. */
+const METHOD_INFO: readonly { method: AuthMethod; sessionCompatible: boolean }[] = [
+  { method: 'METHOD_TOKEN', sessionCompatible: false },
+  { method: 'METHOD_GITHUB', sessionCompatible: true },
+  { method: 'METHOD_OIDC', sessionCompatible: true },
+  { method: 'METHOD_KUBERNETES', sessionCompatible: false },
+  { method: 'METHOD_JWT', sessionCompatible: false },
+];
+
+export async function authRoutes(app: HttpApp, { config, services }: RouteDeps): Promise<void> {
+  const { auth } = services;
+  const tokenMethod = config.authentication.methods.token;
+
+  if (tokenMethod.enabled) {
+    app.post(
+      '/auth/v1/method/token',
+      { schema: { tags, body: CreateTokenBody, response: { 200: CreateTokenResponseSchema, ...errorResponses } } },
+      async (request) => {
+        const body = request.body;
+        const created = await auth.createToken({
+          ...(body.name != null ? { name: body.name } : {}),
+          ...(body.description != null ? { description: body.description } : {}),
+          ...(body.expiresAt != null && body.expiresAt !== ''
+            ? { expiresAt: parseTimestamp('expiresAt', body.expiresAt) }
+            : {}),
+          ...(body.namespaceKey != null ? { namespaceKey: body.namespaceKey } : {}),
+          ...(body.metadata != null ? { metadata: body.metadata } : {}),
+        });
+        return createdTokenToWire(created);
+      },
+    );
+  }
+
+  app.get(
+    '/auth/v1/method',
+    { schema: { tags, response: { 200: AuthMethodsSchema, ...errorResponses } } },
+    async () => ({
+      methods: METHOD_INFO.map(({ method, sessionCompatible }) => ({
+        method,
+        enabled: method === 'METHOD_TOKEN' ? tokenMethod.enabled : false,
+        sessionCompatible,
+      })),
+    }),
+  );
+
+  app.get(
+    '/auth/v1/self',
+    { schema: { tags, response: { 200: AuthenticationSchema, ...errorResponses } } },
+    async (request) => {
+      // With authentication not required no token is resolved, so there is no "self" (Flipt: 401).
+      if (!request.authentication) throw new UnauthenticatedError();
+      return authenticationToWire(request.authentication);
+    },
+  );
+
+  app.put(
+    '/auth/v1/self/expire',
+    { schema: { tags, querystring: ExpireSelfQuerystring, response: { 200: EmptySchema, ...errorResponses } } },
+    async (request, reply) => {
+      if (!request.authentication) throw new UnauthenticatedError();
+      const raw = request.query.expiresAt ?? request.query.expires_at;
+      const expiresAt = raw === undefined || raw === '' ? new Date() : parseTimestamp('expiresAt', raw);
+      await auth.expire(request.authentication.id, expiresAt);
+      reply.header('set-cookie', clearedSessionCookies(config.authentication.session.domain));
+      return {};
+    },
+  );
+
+  app.get(
+    '/auth/v1/tokens',
+    {
+      schema: {
+        tags,
+        querystring: AuthenticationListQuerystring,
+        response: { 200: AuthenticationListSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const method = parseMethod(q.method);
+      const limit = q.limit === undefined ? 0 : Number(q.limit);
+      if (limit > 2 ** 31 - 1) throw new InvalidArgumentError('limit must be int32');
+      const page = await auth.list({
+        ...(method ? { method } : {}),
+        limit,
+        pageToken: q.pageToken ?? q.page_token ?? '',
+      });
+      return { authentications: page.items.map(authenticationToWire), nextPageToken: page.nextPageToken };
+    },
+  );
+
+  app.get(
+    '/auth/v1/tokens/:id',
+    { schema: { tags, params: IdParams, response: { 200: AuthenticationSchema, ...errorResponses } } },
+    async (request) => authenticationToWire(await auth.get(request.params.id)),
+  );
+
+  app.delete(
+    '/auth/v1/tokens/:id',
+    { schema: { tags, params: IdParams, response: { 200: EmptySchema, ...errorResponses } } },
+    async (request) => {
+      await auth.delete(request.params.id);
+      return {};
+    },
+  );
+}

@@ -1,0 +1,81 @@
+// Wire shapes of /auth/v1 (Flipt's auth.proto through grpc-gateway): Authentication, token creation,
+// the authentication list and the public list of methods.
+
+import Type from 'typebox';
+import { AUTH_METHODS, type Authentication } from '../../../auth/types.js';
+import type { CreatedToken } from '../../../services/auth.js';
+import { timestamp } from '../wire.js';
+import { Nullable, Timestamp } from './common.js';
+
+const StringMap = Type.Record(Type.String(), Type.String());
+
+export const AuthenticationSchema = Type.Object(
+  {
+    id: Type.String(),
+    method: Type.Enum(AUTH_METHODS),
+    expiresAt: Type.Optional(Timestamp),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    metadata: StringMap,
+  },
+  { $id: 'Authentication' },
+);
+
+export const CreateTokenBody = Type.Object({
+  name: Type.Optional(Nullable(Type.String())),
+  description: Type.Optional(Nullable(Type.String())),
+  expiresAt: Type.Optional(Nullable(Type.String({ description: 'RFC 3339 timestamp' }))),
+  namespaceKey: Type.Optional(Nullable(Type.String())),
+  metadata: Type.Optional(Nullable(StringMap)),
+});
+
+export const CreateTokenResponseSchema = Type.Object({
+  clientToken: Type.String(),
+  authentication: AuthenticationSchema,
+});
+
+export const AuthenticationListQuerystring = Type.Object({
+  method: Type.Optional(Type.String({ description: 'METHOD_TOKEN, …, or its number' })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  pageToken: Type.Optional(Type.String()),
+  page_token: Type.Optional(Type.String()),
+});
+
+export const AuthenticationListSchema = Type.Object({
+  authentications: Type.Array(AuthenticationSchema),
+  nextPageToken: Type.String(),
+});
+
+export const ExpireSelfQuerystring = Type.Object({
+  expiresAt: Type.Optional(Type.String()),
+  expires_at: Type.Optional(Type.String()),
+});
+
+export const AuthMethodsSchema = Type.Object({
+  methods: Type.Array(
+    Type.Object({
+      method: Type.Enum(AUTH_METHODS),
+      enabled: Type.Boolean(),
+      sessionCompatible: Type.Boolean(),
+      metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    }),
+  ),
+});
+
+/** Metadata keys sorted, so the output is stable whatever order the database kept. */
+export function authenticationToWire(auth: Authentication) {
+  const metadata: Record<string, string> = {};
+  for (const key of Object.keys(auth.metadata).sort()) metadata[key] = auth.metadata[key] as string;
+  return {
+    id: auth.id,
+    method: auth.method,
+    ...(auth.expiresAt ? { expiresAt: timestamp(auth.expiresAt) } : {}),
+    createdAt: timestamp(auth.createdAt),
+    updatedAt: timestamp(auth.updatedAt),
+    metadata,
+  };
+}
+
+export function createdTokenToWire(created: CreatedToken) {
+  return { clientToken: created.clientToken, authentication: authenticationToWire(created.authentication) };
+}

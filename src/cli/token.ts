@@ -1,0 +1,159 @@
+// `vexil token create|list|delete`: manage API tokens directly in the database named by the config,
+// for operators who have no token yet (or lost it). Output is the API's JSON, so it can be scripted;
+// every expected failure is one line on stderr and exit code 1.
+
+import { Command, InvalidArgumentError as CommanderArgumentError } from 'commander';
+import { authenticationToWire, createdTokenToWire } from '../api/http/schemas/auth.js';
+import { parseTimestamp } from '../auth/timestamp.js';
+import { AUTH_METHODS, type AuthMethod } from '../auth/types.js';
+import { parseDuration } from '../config/duration.js';
+import { ConfigError, loadConfig, ms } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { DomainError, NotFoundError } from '../domain/errors.js';
+import { AuthService, type CreateTokenInput } from '../services/auth.js';
+import { DbUrlError, openDb, waitForDb } from '../storage/db.js';
+import { migrateToLatest } from '../storage/migrations/index.js';
+
+export interface TokenCreateOptions {
+  name?: string;
+  description?: string;
+  namespace?: string;
+  expiresAt?: string;
+  expiresIn?: string;
+  metadata?: string[];
+}
+
+export interface TokenListOptions {
+  method?: string;
+  limit?: string;
+  pageToken?: string;
+}
+
+/** Runs `work` against the configured database (migrated first, as `serve` does). */
+async function withAuthService<T>(config: Config, work: (auth: AuthService) => Promise<T>): Promise<T> {
+  const db = openDb({ url: config.db.url });
+  try {
+    await waitForDb(db, ms(config.db.connect_timeout));
+    await migrateToLatest(db.kysely, db.dialect);
+    return await work(new AuthService(db.kysely));
+  } finally {
+    await db.close();
+  }
+}
+
+function parseMetadata(pairs: string[] = []): Record<string, string> {
+  const metadata: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new CommanderArgumentError(`--metadata takes key=value, got "${pair}"`);
+    metadata[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return metadata;
+}
+
+export function tokenCreateInput(options: TokenCreateOptions, now: Date = new Date()): CreateTokenInput {
+  if (options.expiresAt && options.expiresIn)
+    throw new CommanderArgumentError('give --expires-at or --expires-in, not both');
+  let expiresAt: Date | undefined;
+  if (options.expiresAt) expiresAt = parseTimestamp('expiresAt', options.expiresAt);
+  if (options.expiresIn) {
+    const duration = parseDuration(options.expiresIn);
+    if (duration === undefined || duration <= 0) {
+      throw new CommanderArgumentError(
+        `--expires-in takes a positive duration such as 24h, got "${options.expiresIn}"`,
+      );
+    }
+    expiresAt = new Date(now.getTime() + duration);
+  }
+  const metadata = parseMetadata(options.metadata);
+  return {
+    name: options.name ?? '',
+    ...(options.description ? { description: options.description } : {}),
+    ...(options.namespace ? { namespaceKey: options.namespace } : {}),
+    ...(expiresAt ? { expiresAt } : {}),
+    ...(Object.keys(metadata).length ? { metadata } : {}),
+  };
+}
+
+export async function createTokenCommand(config: Config, options: TokenCreateOptions): Promise<string> {
+  const input = tokenCreateInput(options);
+  const created = await withAuthService(config, (auth) => auth.createToken(input));
+  return JSON.stringify(createdTokenToWire(created), null, 2);
+}
+
+export async function listTokensCommand(config: Config, options: TokenListOptions): Promise<string> {
+  const method = options.method ?? 'METHOD_TOKEN';
+  if (!AUTH_METHODS.includes(method as AuthMethod)) {
+    throw new CommanderArgumentError(`--method takes one of ${AUTH_METHODS.join(', ')}`);
+  }
+  const limit = options.limit === undefined ? 0 : Number(options.limit);
+  if (!Number.isInteger(limit) || limit < 0) throw new CommanderArgumentError('--limit takes a whole number');
+  const page = await withAuthService(config, (auth) =>
+    auth.list({
+      ...(method !== 'METHOD_NONE' ? { method: method as AuthMethod } : {}),
+      limit,
+      pageToken: options.pageToken ?? '',
+    }),
+  );
+  return JSON.stringify(
+    { authentications: page.items.map(authenticationToWire), nextPageToken: page.nextPageToken },
+    null,
+    2,
+  );
+}
+
+export async function deleteTokenCommand(config: Config, id: string): Promise<string> {
+  await withAuthService(config, async (auth) => {
+    // An unknown id is an operator's typo: say so instead of succeeding silently as the API does.
+    await auth.get(id).catch((err: unknown) => {
+      throw err instanceof NotFoundError ? new NotFoundError(`authentication "${id}"`) : err;
+    });
+    await auth.delete(id);
+  });
+  return `deleted ${id}`;
+}
+
+function describe(err: unknown): string {
+  if (err instanceof ConfigError || err instanceof DbUrlError || err instanceof DomainError) return err.message;
+  if (err instanceof CommanderArgumentError) return err.message;
+  return (err as Error)?.message?.split('\n')[0] ?? String(err);
+}
+
+/** The `token` command; `configFile` reads the program's global `--config` when the action runs. */
+export function buildTokenCommand(configFile: () => string | undefined): Command {
+  const run = async (work: (config: Config) => Promise<string>) => {
+    try {
+      const config = loadConfig({ ...(configFile() ? { file: configFile() } : {}) });
+      process.stdout.write(`${await work(config)}\n`);
+    } catch (err) {
+      process.stderr.write(`vexil: ${describe(err)}\n`);
+      process.exitCode = 1;
+    }
+  };
+  const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+  const token = new Command('token').description('manage API tokens in the database (authentication.methods.token)');
+  token
+    .command('create')
+    .description('create a token and print it once, with its authentication (JSON)')
+    .option('--name <name>', 'token name', '')
+    .option('--description <text>', 'token description')
+    .option('--namespace <key>', 'restrict the token to one namespace')
+    .option('--expires-at <time>', 'expiry as an RFC 3339 timestamp')
+    .option('--expires-in <duration>', 'expiry from now, e.g. 24h')
+    .option('--metadata <key=value>', 'extra metadata (repeatable)', collect)
+    .action((options: TokenCreateOptions) => run((config) => createTokenCommand(config, options)));
+  token
+    .command('list')
+    .description('list authentications (JSON), oldest first')
+    .option('--method <method>', `one of ${AUTH_METHODS.join(', ')} (METHOD_NONE: all)`, 'METHOD_TOKEN')
+    .option('--limit <n>', 'page size (default 25, max 100)')
+    .option('--page-token <offset>', 'nextPageToken of the previous page')
+    .action((options: TokenListOptions) => run((config) => listTokensCommand(config, options)));
+  token
+    .command('delete')
+    .description('delete a token by id; it stops working at once')
+    .argument('<id>', 'authentication id')
+    .action((id: string) => run((config) => deleteTokenCommand(config, id)));
+  return token;
+}
