@@ -1,5 +1,6 @@
-// The process logger (pino): JSON by default, pretty console output only when asked. Secrets are
-// redacted wherever they could appear in a logged object.
+// The process logger (pino): JSON by default, pretty console output only when asked, to stdout or to
+// `log.file`. Request logging is done once per request by telemetry/http.ts; nothing logs headers or
+// bodies, and secrets are redacted wherever they could still appear in a logged object.
 
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Config } from '../config/schema.js';
@@ -9,23 +10,51 @@ export const REDACTED_PATHS = [
   'req.headers.cookie',
   'headers.authorization',
   'headers.cookie',
-  '*.password',
-  '*.token',
-  '*.clientToken',
-  'clientToken',
+  '*.headers.authorization',
+  '*.headers.cookie',
+  'authorization',
+  '*.authorization',
   'password',
+  '*.password',
+  '*.*.password',
   'token',
+  '*.token',
+  '*.*.token',
+  'clientToken',
+  '*.clientToken',
+  'secret',
+  '*.secret',
+  '*.signing_secret',
 ];
 
-export function createLogger(config: Config['log'], destination?: DestinationStream): Logger {
+/** The `log` config section (its level is any case of pino's level names; the schema checks it). */
+export interface LogConfig {
+  level: string;
+  encoding: Config['log']['encoding'];
+  file?: string;
+}
+
+export function createLogger(config: LogConfig, destination?: DestinationStream): Logger {
   const options: pino.LoggerOptions = {
-    level: config.level,
+    level: String(config.level).toLowerCase(),
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     base: { service: 'vexil' },
   };
   if (destination) return pino(options, destination);
+  const file = config.file ?? '';
   if (config.encoding === 'console') {
-    return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true } } });
+    return pino({
+      ...options,
+      transport: {
+        target: 'pino-pretty',
+        options: {
+          colorize: file === '' && process.stdout.isTTY === true,
+          destination: file === '' ? 1 : file,
+          mkdir: true,
+        },
+      },
+    });
   }
+  if (file !== '') return pino(options, pino.destination({ dest: file, mkdir: true, sync: false }));
   return pino(options);
 }

@@ -1,0 +1,110 @@
+// gRPC telemetry as one server interceptor (covers every service registered on the server): call
+// metrics by full method name and status code, one log line per call (failures at info or above,
+// successes at debug), and (tracing on) a server span per call that continues the `traceparent` of
+// the request metadata and is active while the handler runs.
+
+import { status as GrpcStatus, type Metadata, ServerInterceptingCall, type ServerInterceptor } from '@grpc/grpc-js';
+import type { Context, Span, TextMapGetter } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { ATTR_RPC_METHOD, ATTR_RPC_SYSTEM_NAME } from '@opentelemetry/semantic-conventions';
+import type { Level, Logger } from 'pino';
+import type { Metrics } from './metrics.js';
+import type { Tracing } from './tracing.js';
+
+export interface GrpcTelemetry {
+  metrics: Metrics;
+  tracing: Tracing;
+  logger: Logger;
+}
+
+const metadataGetter: TextMapGetter<Metadata> = {
+  keys: (metadata) => Object.keys(metadata.getMap()),
+  get: (metadata, key) => {
+    const values = metadata.get(key);
+    if (values.length === 0) return undefined;
+    return values.map((v) => (typeof v === 'string' ? v : v.toString('utf8')));
+  },
+};
+
+/** The status name of a gRPC code ('OK', 'NOT_FOUND', …); bounded, for labels. */
+export function grpcCodeName(code: number): string {
+  return GrpcStatus[code] ?? 'UNKNOWN';
+}
+
+function callLogLevel(code: number): Level {
+  switch (code) {
+    case GrpcStatus.OK:
+    case GrpcStatus.CANCELLED:
+      return 'debug';
+    case GrpcStatus.UNKNOWN:
+    case GrpcStatus.INTERNAL:
+    case GrpcStatus.DATA_LOSS:
+    case GrpcStatus.UNAVAILABLE:
+      return 'error';
+    case GrpcStatus.UNAUTHENTICATED:
+    case GrpcStatus.PERMISSION_DENIED:
+      return 'warn';
+    default:
+      return 'info';
+  }
+}
+
+export function grpcTelemetryInterceptor({ metrics, tracing, logger }: GrpcTelemetry): ServerInterceptor {
+  return (descriptor, call) => {
+    const method = descriptor.path;
+    const started = performance.now();
+    let state: { span: Span; context: Context } | undefined;
+    let finished = false;
+
+    const finish = (code: number) => {
+      if (finished) return;
+      finished = true;
+      const ms = performance.now() - started;
+      const codeName = grpcCodeName(code);
+      metrics.recordGrpcRequest(method, codeName, ms / 1000);
+      const level = callLogLevel(code);
+      if (logger.isLevelEnabled(level)) {
+        logger[level](
+          { grpcMethod: method, code: codeName, durationMs: Math.round(ms * 1000) / 1000 },
+          'grpc call completed',
+        );
+      }
+      if (state !== undefined) {
+        state.span.setAttribute('rpc.grpc.status_code', code);
+        if (code !== GrpcStatus.OK) state.span.setStatus({ code: SpanStatusCode.ERROR, message: codeName });
+        state.span.end();
+      }
+    };
+    // The handler is invoked from these listener callbacks: running them in the span's context
+    // makes the handler's own spans (evaluations, queries) children of the call span.
+    const inContext = (fn: () => void) => (state === undefined ? fn() : tracing.run(state.context, fn));
+
+    return new ServerInterceptingCall(call, {
+      start: (next) =>
+        next({
+          onReceiveMetadata: (metadata, nextMetadata) => {
+            if (tracing.enabled) {
+              const parent = tracing.extract(metadata, metadataGetter);
+              const span = tracing.startSpan(
+                method.replace(/^\//, ''),
+                {
+                  kind: SpanKind.SERVER,
+                  attributes: { [ATTR_RPC_SYSTEM_NAME]: 'grpc', [ATTR_RPC_METHOD]: method.replace(/^\//, '') },
+                },
+                parent,
+              );
+              state = { span, context: trace.setSpan(parent, span) };
+            }
+            inContext(() => nextMetadata(metadata));
+          },
+          onReceiveMessage: (message, nextMessage) => inContext(() => nextMessage(message)),
+          onReceiveHalfClose: (nextHalfClose) => inContext(() => nextHalfClose()),
+          onCancel: () => finish(GrpcStatus.CANCELLED),
+        }),
+      sendStatus: (status, nextStatus) => {
+        finish(status.code ?? GrpcStatus.UNKNOWN);
+        nextStatus(status);
+      },
+    });
+  };
+}

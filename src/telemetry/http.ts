@@ -1,0 +1,198 @@
+// HTTP telemetry, installed on the Fastify app before any route: the request id echoed as
+// `X-Request-Id` on every response, one log line per request, request metrics by route template, and
+// (when tracing is on) one server span per request continuing an incoming `traceparent`, active
+// while the route handler runs. Hot-path cost with tracing off: one tiny onRequest hook (the header)
+// and one onResponse hook (metrics, and a log call only when its level is enabled).
+
+import type { Context, Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+  ATTR_URL_PATH,
+} from '@opentelemetry/semantic-conventions';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Level } from 'pino';
+import type { HttpApp } from '../api/http/app.js';
+import { mapError } from '../api/http/error-handler.js';
+import type { Metrics } from './metrics.js';
+import type { Tracing } from './tracing.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's metrics (telemetry/metrics.ts): route modules record evaluations, cache use, … */
+    metrics: Metrics;
+    /** The app's tracing (telemetry/tracing.ts): evaluation and Redis spans. */
+    tracing: Tracing;
+  }
+}
+
+export type EvaluationLogLevel = 'trace' | 'debug' | 'info';
+
+export interface HttpTelemetry {
+  metrics: Metrics;
+  tracing: Tracing;
+  /** Level of the log line of a successful evaluation request (`log.evaluation_level`). */
+  evaluationLogLevel: EvaluationLogLevel;
+}
+
+/** Route label of requests no route matched (404, 501): raw paths never become labels. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** Evaluation APIs: successful requests are logged at `log.evaluation_level`, not info. */
+const EVALUATION_PREFIXES = [
+  '/evaluate/',
+  '/ofrep/',
+  '/internal/v1/evaluation',
+  '/api/v1/evaluate',
+  '/api/v1/batch-evaluate',
+];
+/** Probes polled by load balancers and Prometheus: successful ones are logged at debug. */
+const PROBE_ROUTES = new Set(['/health', '/metrics']);
+
+type RouteKind = 'evaluation' | 'probe' | 'other';
+
+export function routeKind(route: string): RouteKind {
+  if (PROBE_ROUTES.has(route)) return 'probe';
+  for (const prefix of EVALUATION_PREFIXES) if (route.startsWith(prefix)) return 'evaluation';
+  return 'other';
+}
+
+/** The level of a request's log line: failures by status, successes by kind of route. */
+export function requestLogLevel(kind: RouteKind, status: number, evaluationLevel: EvaluationLogLevel): Level {
+  if (status >= 500) return 'error';
+  if (status === 401 || status === 403) return 'warn';
+  if (status >= 400) return 'info';
+  if (kind === 'evaluation') return evaluationLevel;
+  if (kind === 'probe') return 'debug';
+  return 'info';
+}
+
+/** pino's level numbers, to skip building a log line nobody will see. */
+const LEVEL_VALUE: Record<string, number> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+  silent: Infinity,
+};
+
+const MAX_REQUEST_ID_LENGTH = 128;
+const REQUEST_ID = /^[\x21-\x7e]+$/;
+
+/** The request id: a sane incoming `X-Request-Id` (visible ASCII, ≤128 chars), else a new UUID. */
+export function requestIdOf(headers: Record<string, string | string[] | undefined>): string {
+  const incoming = headers['x-request-id'];
+  if (typeof incoming === 'string' && incoming.length <= MAX_REQUEST_ID_LENGTH && REQUEST_ID.test(incoming)) {
+    return incoming;
+  }
+  return crypto.randomUUID();
+}
+
+interface RequestSpan {
+  span: Span;
+  context: Context;
+}
+
+export function installHttpTelemetry(app: HttpApp, telemetry: HttpTelemetry): void {
+  const { metrics, tracing, evaluationLogLevel } = telemetry;
+  app.decorate('metrics', metrics);
+  app.decorate('tracing', tracing);
+
+  const kinds = new Map<string, RouteKind>();
+  const kindOf = (route: string): RouteKind => {
+    let kind = kinds.get(route);
+    if (kind === undefined) {
+      kind = routeKind(route);
+      kinds.set(route, kind);
+    }
+    return kind;
+  };
+
+  const spans = tracing.enabled ? new WeakMap<FastifyRequest, RequestSpan>() : undefined;
+
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    if (spans !== undefined) startRequestSpan(request, tracing, spans);
+    done();
+  });
+
+  if (spans !== undefined) {
+    // The handler runs inside the request span's context, so evaluation, database and Redis spans
+    // become its children (hooks before the handler are not wrapped).
+    app.addHook('onRoute', (route) => {
+      const handler = route.handler as (this: unknown, request: FastifyRequest, reply: FastifyReply) => unknown;
+      route.handler = function tracedHandler(this: unknown, request: FastifyRequest, reply: FastifyReply) {
+        const state = spans.get(request);
+        if (state === undefined) return handler.call(this, request, reply);
+        return tracing.run(state.context, () => handler.call(this, request, reply));
+      } as typeof route.handler;
+    });
+    app.addHook('onError', (request, _reply, error, done) => {
+      const state = spans.get(request);
+      // Client mistakes are answers, not failures: only what becomes a 5xx is recorded on the span.
+      if (state !== undefined && mapError(error).status >= 500) state.span.recordException(error);
+      done();
+    });
+  }
+
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+    const status = reply.statusCode;
+    const ms = reply.elapsedTime;
+    metrics.recordHttpRequest(request.method, route, status, ms / 1000);
+
+    const level = requestLogLevel(kindOf(route), status, evaluationLogLevel);
+    if ((LEVEL_VALUE[level] ?? 0) >= (LEVEL_VALUE[request.log.level] ?? 0)) {
+      const query = request.url.indexOf('?');
+      request.log[level](
+        {
+          method: request.method,
+          route,
+          // The path only: a query string may carry codes or state that do not belong in logs.
+          path: query === -1 ? request.url : request.url.slice(0, query),
+          status,
+          durationMs: Math.round(ms * 1000) / 1000,
+        },
+        'request completed',
+      );
+    }
+
+    if (spans !== undefined) {
+      const state = spans.get(request);
+      if (state !== undefined) {
+        state.span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+        if (status >= 500) state.span.setStatus({ code: SpanStatusCode.ERROR });
+        state.span.end();
+        spans.delete(request);
+      }
+    }
+    done();
+  });
+}
+
+function startRequestSpan(
+  request: FastifyRequest,
+  tracing: Tracing,
+  spans: WeakMap<FastifyRequest, RequestSpan>,
+): void {
+  const route = request.routeOptions.url;
+  const parent = tracing.extract(request.headers);
+  const query = request.url.indexOf('?');
+  const span = tracing.startSpan(
+    route ? `${request.method} ${route}` : request.method,
+    {
+      kind: SpanKind.SERVER,
+      attributes: {
+        [ATTR_HTTP_REQUEST_METHOD]: request.method,
+        [ATTR_URL_PATH]: query === -1 ? request.url : request.url.slice(0, query),
+        ...(route ? { [ATTR_HTTP_ROUTE]: route } : {}),
+      },
+    },
+    parent,
+  );
+  spans.set(request, { span, context: trace.setSpan(parent, span) });
+}

@@ -1,0 +1,408 @@
+// Prometheus metrics of one Vexil app (served at GET /metrics). Each app owns its own prom-client
+// Registry, so several apps in one process (tests) never collide. The methods below are the whole API
+// the rest of the program records through; label sets stay bounded: route templates (never raw paths),
+// gRPC method paths, namespace and flag keys of existing flags, bounded kinds — never entity ids,
+// resource ids or tokens. Every method is a cheap no-op when `metrics.enabled` is false.
+
+import { collectDefaultMetrics, type Metric, Registry } from 'prom-client';
+import { DomainError, GrpcCode } from '../domain/errors.js';
+
+export interface MetricsOptions {
+  enabled: boolean;
+  /** Per-flag labels on evaluation metrics; off for installations with very many flags. */
+  flagLabels: boolean;
+}
+
+/** One evaluated flag. `namespace` and `flag` must name an existing flag (not raw client input). */
+export interface EvaluationLabels {
+  namespace: string;
+  flag: string;
+  /** 'boolean' | 'variant' (the flag's type). */
+  type: string;
+  /** Flipt's reason enum name, e.g. MATCH_EVALUATION_REASON. */
+  reason: string;
+  match: boolean;
+}
+
+/**
+ * Why an evaluation failed, as a bounded kind. Failed evaluations name arbitrary client input (any
+ * namespace or flag key), so they carry no key labels at all.
+ */
+export type EvaluationErrorKind =
+  | 'flag_not_found'
+  | 'namespace_not_found'
+  | 'invalid_argument'
+  | 'unauthenticated'
+  | 'permission_denied'
+  | 'unavailable'
+  | 'internal';
+
+/** Database operation labels: one of a few verbs, and a schema table (or '' when none). */
+export type DbOperation = 'select' | 'insert' | 'update' | 'delete' | 'merge' | 'ddl' | 'other';
+
+const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** One flag evaluation takes microseconds; these buckets resolve that range. */
+const EVALUATION_BUCKETS = [0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01];
+const DB_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
+
+type Labels = Record<string, string>;
+
+/**
+ * Series of one metric found through nested maps of label values, so recording into a series that
+ * exists allocates nothing (prom-client's own metrics hash a label object on every call, which costs
+ * about a microsecond: too much for the evaluation hot path). `depth` label values select a series.
+ */
+class SeriesIndex<S> {
+  readonly #root = new Map<string, unknown>();
+  constructor(
+    private readonly depth: number,
+    private readonly create: (values: string[]) => S,
+  ) {}
+
+  get(a: string, b = '', c = '', d = '', e = ''): S {
+    let node = this.#root;
+    for (let level = 0; level < this.depth - 1; level++) {
+      const key = level === 0 ? a : level === 1 ? b : level === 2 ? c : d;
+      let next = node.get(key) as Map<string, unknown> | undefined;
+      if (next === undefined) {
+        next = new Map();
+        node.set(key, next);
+      }
+      node = next;
+    }
+    const last = this.depth === 1 ? a : this.depth === 2 ? b : this.depth === 3 ? c : this.depth === 4 ? d : e;
+    let series = node.get(last) as S | undefined;
+    if (series === undefined) {
+      series = this.create([a, b, c, d, e].slice(0, this.depth));
+      node.set(last, series);
+    }
+    return series;
+  }
+}
+
+interface CounterSeries {
+  readonly labels: Labels;
+  value: number;
+}
+
+interface HistogramSeries {
+  readonly labels: Labels;
+  /** Non-cumulative counts per bucket; the last one is +Inf. */
+  readonly counts: Float64Array;
+  sum: number;
+  count: number;
+}
+
+/** A Prometheus counter in the shape prom-client's Registry renders (name, help, type, get()). */
+class CounterFamily {
+  readonly type = 'counter';
+  readonly #series: CounterSeries[] = [];
+  readonly index: SeriesIndex<CounterSeries>;
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly labelNames: readonly string[],
+  ) {
+    this.index = new SeriesIndex(Math.max(labelNames.length, 1), (values) => {
+      const labels: Labels = {};
+      labelNames.forEach((n, i) => {
+        labels[n] = values[i] as string;
+      });
+      const series = { labels, value: 0 };
+      this.#series.push(series);
+      return series;
+    });
+  }
+
+  get() {
+    return {
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      aggregator: 'sum' as const,
+      values: this.#series.map((s) => ({ labels: s.labels, value: s.value })),
+    };
+  }
+}
+
+/** A Prometheus histogram in the shape prom-client's Registry renders. */
+class HistogramFamily {
+  readonly type = 'histogram';
+  readonly #series: HistogramSeries[] = [];
+  readonly index: SeriesIndex<HistogramSeries>;
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly labelNames: readonly string[],
+    readonly bounds: readonly number[],
+  ) {
+    this.index = new SeriesIndex(Math.max(labelNames.length, 1), (values) => {
+      const labels: Labels = {};
+      labelNames.forEach((n, i) => {
+        labels[n] = values[i] as string;
+      });
+      const series = { labels, counts: new Float64Array(bounds.length + 1), sum: 0, count: 0 };
+      this.#series.push(series);
+      return series;
+    });
+  }
+
+  observe(series: HistogramSeries, value: number): void {
+    const bounds = this.bounds;
+    let i = 0;
+    while (i < bounds.length && value > (bounds[i] as number)) i++;
+    (series.counts as Float64Array)[i] = (series.counts[i] as number) + 1;
+    series.sum += value;
+    series.count += 1;
+  }
+
+  get() {
+    const values: { metricName: string; labels: Record<string, string | number>; value: number }[] = [];
+    for (const s of this.#series) {
+      let cumulative = 0;
+      this.bounds.forEach((bound, i) => {
+        cumulative += s.counts[i] as number;
+        values.push({ metricName: `${this.name}_bucket`, labels: { ...s.labels, le: bound }, value: cumulative });
+      });
+      values.push({ metricName: `${this.name}_bucket`, labels: { ...s.labels, le: '+Inf' }, value: s.count });
+      values.push({ metricName: `${this.name}_sum`, labels: s.labels, value: s.sum });
+      values.push({ metricName: `${this.name}_count`, labels: s.labels, value: s.count });
+    }
+    return { name: this.name, help: this.help, type: this.type, aggregator: 'sum' as const, values };
+  }
+}
+
+export class Metrics {
+  readonly enabled: boolean;
+  readonly flagLabels: boolean;
+  readonly registry: Registry;
+
+  /** route → method → status: the request counter and latency series of one combination. */
+  readonly #httpSeries: SeriesIndex<{ requests: CounterSeries; duration: HistogramSeries }>;
+  readonly #httpRequests: CounterFamily;
+  readonly #httpDuration: HistogramFamily;
+  readonly #grpcRequests: CounterFamily;
+  readonly #grpcDuration: HistogramFamily;
+  readonly #evaluations: CounterFamily;
+  readonly #evaluationDuration: HistogramFamily;
+  readonly #evaluationErrors: CounterFamily;
+  readonly #cacheHits: CounterFamily;
+  readonly #cacheMisses: CounterFamily;
+  readonly #cacheInvalidations: CounterFamily;
+  readonly #dbQueries: CounterFamily;
+  readonly #dbDuration: HistogramFamily;
+  readonly #dbErrors: CounterFamily;
+  readonly #snapshotCompilations: CounterFamily;
+  readonly #snapshotDuration: HistogramFamily;
+  readonly #tokensDeleted: CounterFamily;
+
+  constructor(options: MetricsOptions) {
+    this.enabled = options.enabled;
+    this.flagLabels = options.flagLabels;
+    this.registry = new Registry();
+    if (this.enabled) collectDefaultMetrics({ register: this.registry });
+
+    const counter = (name: string, help: string, labelNames: readonly string[] = []) =>
+      this.#register(new CounterFamily(name, help, labelNames));
+    const histogram = (name: string, help: string, labelNames: readonly string[], buckets: readonly number[]) =>
+      this.#register(new HistogramFamily(name, help, labelNames, buckets));
+
+    this.#httpRequests = counter(
+      'vexil_http_requests_total',
+      'HTTP requests by method, route template and status code',
+      ['method', 'route', 'status'],
+    );
+    this.#httpDuration = histogram(
+      'vexil_http_request_duration_seconds',
+      'HTTP request latency by method and route template',
+      ['method', 'route'],
+      HTTP_BUCKETS,
+    );
+    this.#httpSeries = new SeriesIndex(3, ([route = '', method = '', status = '']) => ({
+      requests: this.#httpRequests.index.get(method, route, status),
+      duration: this.#httpDuration.index.get(method, route),
+    }));
+    this.#grpcRequests = counter('vexil_grpc_requests_total', 'gRPC calls by full method name and status code', [
+      'method',
+      'code',
+    ]);
+    this.#grpcDuration = histogram(
+      'vexil_grpc_request_duration_seconds',
+      'gRPC call latency by full method name (streams: their lifetime)',
+      ['method'],
+      HTTP_BUCKETS,
+    );
+    this.#evaluations = counter(
+      'vexil_evaluations_total',
+      'Flag evaluations by namespace, flag, flag type, reason and match',
+      this.flagLabels ? ['namespace', 'flag', 'type', 'reason', 'match'] : ['namespace', 'type', 'reason', 'match'],
+    );
+    this.#evaluationDuration = histogram(
+      'vexil_evaluation_duration_seconds',
+      'Time one flag evaluation took, by namespace and flag type',
+      ['namespace', 'type'],
+      EVALUATION_BUCKETS,
+    );
+    this.#evaluationErrors = counter('vexil_evaluation_errors_total', 'Evaluations that failed, by kind of error', [
+      'kind',
+    ]);
+    this.#cacheHits = counter('vexil_cache_hits_total', 'Cache hits by cache', ['cache']);
+    this.#cacheMisses = counter('vexil_cache_misses_total', 'Cache misses by cache', ['cache']);
+    this.#cacheInvalidations = counter(
+      'vexil_cache_invalidations_total',
+      'Cache entries invalidated (writes here or on other instances), by cache',
+      ['cache'],
+    );
+    this.#dbQueries = counter('vexil_db_queries_total', 'Database queries by operation and table', [
+      'operation',
+      'table',
+    ]);
+    this.#dbDuration = histogram(
+      'vexil_db_query_duration_seconds',
+      'Database query latency by operation and table',
+      ['operation', 'table'],
+      DB_BUCKETS,
+    );
+    this.#dbErrors = counter('vexil_db_query_errors_total', 'Database queries that failed, by operation and table', [
+      'operation',
+      'table',
+    ]);
+    this.#snapshotCompilations = counter(
+      'vexil_snapshot_compilations_total',
+      'Namespace snapshots compiled from the database, by namespace',
+      ['namespace'],
+    );
+    this.#snapshotDuration = histogram(
+      'vexil_snapshot_compile_duration_seconds',
+      'Time to read and compile one namespace snapshot',
+      [],
+      DB_BUCKETS,
+    );
+    this.#tokensDeleted = counter(
+      'vexil_auth_expired_tokens_deleted_total',
+      'Expired authentication tokens deleted by the cleanup job',
+    );
+  }
+
+  #register<F extends CounterFamily | HistogramFamily>(family: F): F {
+    // The Registry only needs name, help, type and get(); it renders our families like its own.
+    this.registry.registerMetric(family as unknown as Metric);
+    return family;
+  }
+
+  /** One HTTP request; `route` is the route template (request.routeOptions.url) or 'unmatched'. */
+  recordHttpRequest(method: string, route: string, status: number, seconds: number): void {
+    if (!this.enabled) return;
+    const series = this.#httpSeries.get(route, method, statusLabel(status));
+    series.requests.value += 1;
+    this.#httpDuration.observe(series.duration, seconds);
+  }
+
+  /** One gRPC call; `method` is the full path (/package.Service/Method), `code` the status name. */
+  recordGrpcRequest(method: string, code: string, seconds: number): void {
+    if (!this.enabled) return;
+    this.#grpcRequests.index.get(method, code).value += 1;
+    this.#grpcDuration.observe(this.#grpcDuration.index.get(method), seconds);
+  }
+
+  /** One flag evaluated; `seconds` (optional) is the time the evaluation itself took. */
+  recordEvaluation(labels: EvaluationLabels, seconds?: number): void {
+    if (!this.enabled) return;
+    const match = labels.match ? 'true' : 'false';
+    const series = this.flagLabels
+      ? this.#evaluations.index.get(labels.namespace, labels.flag, labels.type, labels.reason, match)
+      : this.#evaluations.index.get(labels.namespace, labels.type, labels.reason, match);
+    series.value += 1;
+    if (seconds !== undefined) {
+      this.#evaluationDuration.observe(this.#evaluationDuration.index.get(labels.namespace, labels.type), seconds);
+    }
+  }
+
+  /** One evaluation that failed (a batch item that errored counts once). */
+  evaluationError(kind: EvaluationErrorKind, count = 1): void {
+    if (this.enabled && count > 0) this.#evaluationErrors.index.get(kind).value += count;
+  }
+
+  /** `cache` names the cache in code ('snapshot', 'auth', …), never a key. */
+  cacheHit(cache: string): void {
+    if (this.enabled) this.#cacheHits.index.get(cache).value += 1;
+  }
+
+  cacheMiss(cache: string): void {
+    if (this.enabled) this.#cacheMisses.index.get(cache).value += 1;
+  }
+
+  cacheInvalidation(cache: string, count = 1): void {
+    if (this.enabled && count > 0) this.#cacheInvalidations.index.get(cache).value += count;
+  }
+
+  /** One database query (recorded by the Kysely log hook in telemetry/db.ts). */
+  recordDbQuery(operation: DbOperation, table: string, seconds: number, failed: boolean): void {
+    if (!this.enabled) return;
+    this.#dbQueries.index.get(operation, table).value += 1;
+    this.#dbDuration.observe(this.#dbDuration.index.get(operation, table), seconds);
+    if (failed) this.#dbErrors.index.get(operation, table).value += 1;
+  }
+
+  /** One namespace snapshot compiled; `seconds` (optional) is how long reading and compiling took. */
+  snapshotCompiled(namespace: string, seconds?: number): void {
+    if (!this.enabled) return;
+    this.#snapshotCompilations.index.get(namespace).value += 1;
+    if (seconds !== undefined) this.#snapshotDuration.observe(this.#snapshotDuration.index.get(''), seconds);
+  }
+
+  /** Expired tokens deleted by one run of the cleanup job. */
+  tokensDeleted(count: number): void {
+    if (this.enabled && count > 0) this.#tokensDeleted.index.get('').value += count;
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  close(): void {
+    this.registry.clear();
+  }
+}
+
+/** Status codes as label strings, made once. */
+const STATUS_LABELS = new Map<number, string>();
+function statusLabel(status: number): string {
+  let label = STATUS_LABELS.get(status);
+  if (label === undefined) {
+    label = String(status);
+    STATUS_LABELS.set(status, label);
+  }
+  return label;
+}
+
+export function createMetrics(config: { enabled: boolean; flag_labels: boolean }): Metrics {
+  return new Metrics({ enabled: config.enabled, flagLabels: config.flag_labels });
+}
+
+/** The evaluation error kind of a thrown error (by its gRPC code), for metrics.evaluationError. */
+export function evaluationErrorKind(err: unknown): EvaluationErrorKind {
+  if (!(err instanceof DomainError)) return 'internal';
+  switch (err.code) {
+    case GrpcCode.INVALID_ARGUMENT:
+    case GrpcCode.FAILED_PRECONDITION:
+      return 'invalid_argument';
+    case GrpcCode.NOT_FOUND:
+      return err.message.startsWith('namespace') ? 'namespace_not_found' : 'flag_not_found';
+    case GrpcCode.PERMISSION_DENIED:
+      return 'permission_denied';
+    case GrpcCode.UNAVAILABLE:
+      return 'unavailable';
+    case GrpcCode.UNAUTHENTICATED:
+      return 'unauthenticated';
+    default:
+      return 'internal';
+  }
+}
