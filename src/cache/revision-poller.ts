@@ -6,6 +6,10 @@ import type { SnapshotCache } from './snapshot-cache.js';
 
 export interface RevisionPollerOptions {
   intervalMs: number;
+  /** Snapshots unused for longer than this are dropped (0 or absent: never). */
+  maxIdleMs?: number;
+  /** How often idle snapshots are looked for (cache.memory.eviction_interval); 0 or absent: every poll. */
+  evictEveryMs?: number;
   onError?(err: unknown): void;
   onRecovered?(): void;
 }
@@ -14,6 +18,7 @@ export class RevisionPoller {
   #timer: NodeJS.Timeout | undefined;
   #running = false;
   #failing = false;
+  #lastEviction = Date.now();
 
   constructor(
     private readonly cache: SnapshotCache,
@@ -37,6 +42,12 @@ export class RevisionPoller {
     this.#running = true;
     try {
       await this.cache.refreshFromRevisions();
+      const maxIdle = this.options.maxIdleMs ?? 0;
+      const now = Date.now();
+      if (maxIdle > 0 && now - this.#lastEviction >= (this.options.evictEveryMs ?? 0)) {
+        this.#lastEviction = now;
+        this.cache.evictIdle(maxIdle, now);
+      }
       if (this.#failing) {
         this.#failing = false;
         this.options.onRecovered?.();

@@ -4,8 +4,8 @@
 // never installs stale data: each namespace has a generation, bumped on every invalidation, and a
 // load only installs its result if the generation is unchanged.
 
-import { compileSnapshot } from '../evaluation/snapshot.js';
 import type { NamespaceSnapshot } from '../evaluation/snapshot.js';
+import { compileSnapshot } from '../evaluation/snapshot.js';
 import type { NamespaceSource } from '../evaluation/source.js';
 
 export interface SnapshotLoader {
@@ -25,7 +25,8 @@ export interface SnapshotCacheEvents {
   hit?(namespaceKey: string): void;
   miss?(namespaceKey: string): void;
   invalidated?(namespaceKey: string, why: 'write' | 'poll' | 'broadcast' | 'evict'): void;
-  compiled?(namespaceKey: string, millis: number): void;
+  /** A snapshot was loaded and compiled in `millis` (both); `exists` is false for an unknown namespace. */
+  compiled?(namespaceKey: string, millis: number, exists: boolean): void;
   loadFailed?(namespaceKey: string, err: unknown): void;
 }
 
@@ -33,6 +34,25 @@ interface Entry {
   snapshot: NamespaceSnapshot;
   lastUsed: number;
 }
+
+/** Counters for tests, benchmarks and metrics: how often the cache had to go to the loader. */
+export interface SnapshotCacheStats {
+  /** Snapshot loads started (each reads the namespace's source from the shared store or the database). */
+  loads: number;
+  /** Snapshots compiled. */
+  compiles: number;
+}
+
+export interface SnapshotCacheOptions {
+  /**
+   * Most snapshots of namespaces that do not exist to hold at once. Requests may name any namespace;
+   * holding their (empty) snapshots spares the database, but must not let a client grow memory
+   * without bound. The oldest is dropped first.
+   */
+  maxMissingNamespaces?: number;
+}
+
+const DEFAULT_MAX_MISSING = 1024;
 
 /** The snapshot of a namespace that does not exist: every flag lookup in it is "not found". */
 function emptySource(namespaceKey: string): NamespaceSource {
@@ -43,12 +63,19 @@ export class SnapshotCache {
   readonly #entries = new Map<string, Entry>();
   readonly #loading = new Map<string, Promise<NamespaceSnapshot>>();
   readonly #generation = new Map<string, number>();
+  /** Held snapshots of namespaces that do not exist, oldest first. */
+  readonly #missing = new Set<string>();
+  readonly #maxMissing: number;
   #shared: SharedSourceStore | undefined;
+  readonly stats: SnapshotCacheStats = { loads: 0, compiles: 0 };
 
   constructor(
     private readonly loader: SnapshotLoader,
     private readonly events: SnapshotCacheEvents = {},
-  ) {}
+    options: SnapshotCacheOptions = {},
+  ) {
+    this.#maxMissing = Math.max(0, options.maxMissingNamespaces ?? DEFAULT_MAX_MISSING);
+  }
 
   /** Puts a shared tier (Redis) between this cache and the database. */
   useSharedStore(store: SharedSourceStore | undefined): void {
@@ -73,7 +100,17 @@ export class SnapshotCache {
   invalidate(namespaceKey: string, why: 'write' | 'poll' | 'broadcast' | 'evict' = 'write'): void {
     this.#generation.set(namespaceKey, (this.#generation.get(namespaceKey) ?? 0) + 1);
     this.#loading.delete(namespaceKey);
+    this.#missing.delete(namespaceKey);
     if (this.#entries.delete(namespaceKey)) this.events.invalidated?.(namespaceKey, why);
+  }
+
+  /**
+   * The namespace's source as the loader reads it (shared store first, then the database), without
+   * compiling or holding anything: for views that need what compilation leaves out (the client-side
+   * snapshot of §11). Undefined when the namespace does not exist.
+   */
+  source(namespaceKey: string): Promise<NamespaceSource | undefined> {
+    return this.#loadSource(namespaceKey);
   }
 
   /** Revision of the held snapshot ('' for a namespace that did not exist), or undefined. */
@@ -107,14 +144,18 @@ export class SnapshotCache {
     const pending = this.#loading.get(namespaceKey);
     if (pending) return pending;
     this.events.miss?.(namespaceKey);
+    this.stats.loads++;
     const generation = this.#generation.get(namespaceKey) ?? 0;
+    const started = performance.now();
     const promise = this.#loadSource(namespaceKey)
       .then((source) => {
-        const started = performance.now();
         const snapshot = compileSnapshot(source ?? emptySource(namespaceKey));
-        this.events.compiled?.(namespaceKey, performance.now() - started);
+        this.stats.compiles++;
+        this.events.compiled?.(namespaceKey, performance.now() - started, source !== undefined);
         if ((this.#generation.get(namespaceKey) ?? 0) === generation) {
-          this.#entries.set(namespaceKey, { snapshot, lastUsed: Date.now() });
+          if (source !== undefined || this.#holdMissing(namespaceKey)) {
+            this.#entries.set(namespaceKey, { snapshot, lastUsed: Date.now() });
+          }
         }
         return snapshot;
       })
@@ -123,6 +164,20 @@ export class SnapshotCache {
       });
     this.#loading.set(namespaceKey, promise);
     return promise;
+  }
+
+  /** Makes room for one more snapshot of a namespace that does not exist; false when none may be held. */
+  #holdMissing(namespaceKey: string): boolean {
+    if (this.#maxMissing === 0) return false;
+    this.#missing.delete(namespaceKey);
+    while (this.#missing.size >= this.#maxMissing) {
+      const oldest = this.#missing.values().next();
+      if (oldest.done) break;
+      this.#missing.delete(oldest.value);
+      this.#entries.delete(oldest.value);
+    }
+    this.#missing.add(namespaceKey);
+    return true;
   }
 
   async #loadSource(namespaceKey: string): Promise<NamespaceSource | undefined> {

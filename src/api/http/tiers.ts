@@ -1,0 +1,154 @@
+// Tiers and revisions at the HTTP edge.
+// - `server.mode: read` serves evaluation, OFREP, the client-side snapshot, health, metrics, meta and
+//   every management read, and refuses every write (management API and token create/delete/expire)
+//   with 405 and Flipt's error body. `storage.read_only: true` refuses the management writes the same
+//   way (Flipt answers those with a 500; see the README's compatibility notes); tokens stay writable,
+//   as in Flipt, where read-only applies to flag storage only.
+// - Management responses carry `X-Vexil-Revision`: after a write, the revision that write created (read
+//   back inside its transaction, services/write.ts); on a read, the namespace's current revision.
+//   Evaluation routes set the header themselves, from the snapshot they answered from.
+// Both are route-level hooks added as routes are registered, so routes they do not concern (the
+// evaluation hot path above all) run no extra code at all.
+
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+import type { Config } from '../../config/schema.js';
+import { GrpcCode } from '../../domain/errors.js';
+import { type WriteReceipt, writeReceipts } from '../../services/write.js';
+import type { HttpApp } from './app.js';
+
+export const REVISION_HEADER = 'x-vexil-revision';
+export const READ_ONLY_MESSAGE = 'modification is not allowed in read-only mode';
+
+/**
+ * - evaluation: evaluation and OFREP (POST included: evaluating changes nothing);
+ * - management-read / management-write: /api/v1 by method;
+ * - auth-write: token create, delete and expire under /auth/v1;
+ * - other: health, metrics, meta, auth reads, the snapshot, the dashboard, OpenAPI.
+ */
+export type RouteTier = 'evaluation' | 'management-read' | 'management-write' | 'auth-write' | 'other';
+
+export interface TierRoute {
+  method: string;
+  url: string;
+  tier: RouteTier;
+}
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const LEGACY_EVALUATION = /^\/api\/v1\/(namespaces\/:[^/]+\/)?(batch-)?evaluate\/?$/;
+
+export function classifyRoute(method: string, url: string): RouteTier {
+  const m = method.toUpperCase();
+  if (url.startsWith('/evaluate/') || url.startsWith('/ofrep/') || LEGACY_EVALUATION.test(url)) return 'evaluation';
+  if (url.startsWith('/api/v1/')) return WRITE_METHODS.has(m) ? 'management-write' : 'management-read';
+  if (url.startsWith('/auth/v1/') && WRITE_METHODS.has(m)) return 'auth-write';
+  return 'other';
+}
+
+/** Whether this instance refuses routes of the tier. */
+export function refusesTier(config: Pick<Config, 'server' | 'storage'>, tier: RouteTier): boolean {
+  if (tier === 'management-write') return config.server.mode === 'read' || config.storage.read_only;
+  if (tier === 'auth-write') return config.server.mode === 'read';
+  return false;
+}
+
+export interface TierOptions {
+  config: Pick<Config, 'server' | 'storage'>;
+  /** The namespace's current revision tag (one indexed read), or undefined when it does not exist. */
+  revisionOf(namespaceKey: string): Promise<string | undefined>;
+}
+
+const routeTables = new WeakMap<object, TierRoute[]>();
+
+/** Every route registered since installTiers, with its tier: the route table tests walk. */
+export function tierRoutes(app: HttpApp): readonly TierRoute[] {
+  return routeTables.get(app) ?? [];
+}
+
+type OnRequest = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
+
+function refuse(_request: FastifyRequest, reply: FastifyReply): void {
+  // A routing answer like Fastify's own 404, hence here and not in the error handler: grpc-gateway
+  // answers a method it will not serve with 405 and code 12 (UNIMPLEMENTED). Answering from the hook
+  // (without calling `done`) ends the request here, before the body is parsed.
+  reply
+    .code(405)
+    .type('application/json')
+    .send({ code: GrpcCode.UNIMPLEMENTED, message: READ_ONLY_MESSAGE, details: [] });
+}
+
+function stringField(value: unknown, name: string): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const field = (value as Record<string, unknown>)[name];
+  return typeof field === 'string' && field !== '' ? field : undefined;
+}
+
+/** The namespace a management request addresses, when it addresses exactly one. */
+function requestNamespace(url: string, request: FastifyRequest): string | undefined {
+  const fromPath = stringField(request.params, 'namespaceKey');
+  if (fromPath !== undefined) return fromPath;
+  if (url === '/api/v1/namespaces') return request.method === 'POST' ? stringField(request.body, 'key') : undefined;
+  if (url.startsWith('/api/v1/namespaces/:key')) return stringField(request.params, 'key');
+  // Legacy routes without a namespace in the path: the query (or body) names it, else "default".
+  return (
+    stringField(request.query, 'namespaceKey') ??
+    stringField(request.query, 'namespace_key') ??
+    stringField(request.body, 'namespaceKey') ??
+    'default'
+  );
+}
+
+function appendHook<T>(existing: T | T[] | undefined, hook: T, first = false): T[] {
+  const list = existing === undefined ? [] : Array.isArray(existing) ? [...existing] : [existing];
+  return first ? [hook, ...list] : [...list, hook];
+}
+
+/** Call before any route is registered. */
+export function installTiers(app: HttpApp, options: TierOptions): void {
+  const table: TierRoute[] = [];
+  routeTables.set(app, table);
+  const receipts = new WeakMap<FastifyRequest, WriteReceipt>();
+
+  const trackWrites = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    // preValidation, not onRequest: body parsing runs in the socket's async context and would lose it.
+    const receipt: WriteReceipt = {};
+    receipts.set(request, receipt);
+    writeReceipts.run(receipt, done);
+  };
+
+  const revisionHeader = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (reply.statusCode >= 400 || reply.hasHeader(REVISION_HEADER)) return payload;
+    const url = request.routeOptions.url ?? '';
+    let revision = receipts.get(request)?.revision;
+    if (revision === undefined) {
+      const namespaceKey = requestNamespace(url, request);
+      if (namespaceKey !== undefined) revision = await options.revisionOf(namespaceKey).catch(() => undefined);
+    }
+    if (revision !== undefined) reply.header(REVISION_HEADER, revision);
+    return payload;
+  };
+
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const url = route.url ?? '';
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const tiers = methods.map((method) => classifyRoute(method, url));
+    methods.forEach((method, i) => {
+      table.push({ method: method.toUpperCase(), url, tier: tiers[i] as RouteTier });
+    });
+    if (tiers.some((tier) => refusesTier(options.config, tier))) {
+      // First of the route's hooks: refused before its body is even parsed or validated.
+      route.onRequest = appendHook(
+        route.onRequest as OnRequest | OnRequest[] | undefined,
+        refuse as OnRequest,
+        true,
+      ) as RouteOptions['onRequest'];
+      return;
+    }
+    if (tiers.some((tier) => tier === 'management-read' || tier === 'management-write')) {
+      route.preValidation = appendHook(
+        route.preValidation as OnRequest | OnRequest[] | undefined,
+        trackWrites as OnRequest,
+      ) as RouteOptions['preValidation'];
+      route.onSend = appendHook(route.onSend as unknown, revisionHeader as unknown) as RouteOptions['onSend'];
+    }
+  });
+}

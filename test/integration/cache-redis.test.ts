@@ -1,0 +1,174 @@
+// The Redis cache backend on every database, against a private redis-server (never the shared one):
+// a fresh instance warms from the source another instance stored in Redis without reading the flag
+// tables; a write announced on the revisions channel drops the other instance's snapshot (the poller
+// is not running here, so nothing else could); and a deleted token stops working on every instance
+// at once (tokens are never cached).
+
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, expect, it, describe as plainDescribe } from 'vitest';
+import type { App } from '../../src/app/build-app.js';
+import { parseRevisionMessage } from '../../src/cache/invalidation.js';
+import { RedisKeys } from '../../src/cache/redis.js';
+import { call, startTestApp, type TestApp } from '../helpers/app.js';
+import { describeEachBackend } from '../helpers/backends.js';
+import {
+  buildAppOn,
+  type Fixture,
+  metricsOf,
+  metricValue,
+  PrivateRedis,
+  queriesOn,
+  REDIS_SERVER,
+  seedFixture,
+  sleep,
+} from './cache-support.js';
+
+/** Waits (bounded) for a condition that an asynchronous message brings about. */
+async function eventually(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+plainDescribe('revision messages', () => {
+  it('parses what instances publish and rejects anything else', () => {
+    expect(parseRevisionMessage('{"ns":"a","rev":"1.2","origin":"x"}')).toEqual({ ns: 'a', rev: '1.2', origin: 'x' });
+    expect(parseRevisionMessage('{"ns":"a","origin":"x"}')).toEqual({ ns: 'a', origin: 'x' });
+    expect(parseRevisionMessage('{"ns":1,"origin":"x"}')).toBeUndefined();
+    expect(parseRevisionMessage('not json')).toBeUndefined();
+    expect(parseRevisionMessage('null')).toBeUndefined();
+    expect(new RedisKeys('p').snapshot('ns', '1.2')).toBe('p:snapshot:ns:1.2');
+    expect(new RedisKeys('p').revisions).toBe('p:revisions');
+  });
+});
+
+const describeWithRedis = REDIS_SERVER
+  ? describeEachBackend
+  : (title: string) => plainDescribe.skip(`${title} (skipped: redis-server is not installed)`, () => {});
+
+describeWithRedis('redis snapshot cache', (backend) => {
+  let redis: PrivateRedis;
+  let t: TestApp;
+  let other: App;
+  let fixture: Fixture;
+  const prefix = `t${process.pid}`;
+  const cache = () => ({
+    cache: { enabled: true, backend: 'redis', redis: { url: redis.url, prefix } },
+    authentication: { required: true, methods: { token: { enabled: true, bootstrap: { token: 'bootstrap-secret' } } } },
+  });
+  const auth = { authorization: 'Bearer bootstrap-secret' };
+
+  beforeAll(async () => {
+    redis = await PrivateRedis.start();
+    t = await startTestApp(backend, cache());
+    expect(t.app.redisCache?.available).toBe(true);
+    // Seeded with the bootstrap token: authentication is required on this pair.
+    const seed = await buildAppOn(t.database.url, { ...cache(), authentication: { required: false } });
+    try {
+      fixture = await seedFixture(seed, 'shared');
+    } finally {
+      await seed.close();
+    }
+    other = await buildAppOn(t.database.url, cache());
+    expect(other.redisCache?.available).toBe(true);
+  });
+  afterAll(async () => {
+    await other?.close();
+    await t?.close();
+    await redis?.kill();
+  });
+
+  const evaluate = (app: App, flagKey: string) =>
+    call(
+      app,
+      'POST',
+      '/evaluate/v1/variant',
+      { namespaceKey: 'shared', flagKey, entityId: 'e', context: { plan: 'gold' } },
+      auth,
+    );
+
+  it('warms a fresh instance from Redis without reading the flag tables', async () => {
+    const first = await evaluate(t.app, fixture.flagKey);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ match: true, variantKey: 'v1' });
+    const revision = first.headers['x-vexil-revision'] as string;
+    // The first instance stores the source it read after answering: wait for the key.
+    const client = new Redis(redis.url);
+    try {
+      const key = new RedisKeys(prefix).snapshot('shared', revision);
+      await eventually(async () => (await client.exists(key)) === 1, `the key ${key}`);
+      const ttl = await client.pttl(key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(60_000);
+    } finally {
+      client.disconnect();
+    }
+
+    const flagQueries = await queriesOn(other, 'flags');
+    const warm = await evaluate(other, fixture.flagKey);
+    expect(warm.body).toMatchObject({ match: true, variantKey: 'v1' });
+    expect(warm.headers['x-vexil-revision']).toBe(revision);
+    expect(other.snapshots.stats.loads).toBe(1);
+    expect((await queriesOn(other, 'flags')) - flagQueries).toBe(0);
+    expect(metricValue(await metricsOf(other), 'vexil_cache_hits_total', { cache: 'redis' })).toBe(1);
+  });
+
+  it("drops the other instance's snapshot when a write is announced", async () => {
+    for (const app of [t.app, other]) expect((await evaluate(app, fixture.flagKey)).body.match).toBe(true);
+    const held = other.snapshots.heldRevision('shared');
+    expect(held).toBeDefined();
+    const receivedBefore = other.redisCache?.stats.received ?? 0;
+
+    const write = await call(
+      t.app,
+      'PUT',
+      `/api/v1/namespaces/shared/flags/${fixture.flagKey}`,
+      { name: 'F1', enabled: false },
+      auth,
+    );
+    expect(write.status).toBe(200);
+    await eventually(() => other.snapshots.heldRevision('shared') !== held, 'the broadcast invalidation');
+    expect(other.redisCache?.stats.received).toBe(receivedBefore + 1);
+    const answer = await evaluate(other, fixture.flagKey);
+    expect(answer.body).toMatchObject({ match: false, reason: 'FLAG_DISABLED_EVALUATION_REASON' });
+    expect(answer.headers['x-vexil-revision']).toBe(write.headers['x-vexil-revision']);
+    expect(
+      metricValue(await metricsOf(other), 'vexil_cache_invalidations_total', { cache: 'snapshot' }),
+    ).toBeGreaterThanOrEqual(1);
+
+    // The writer ignores its own announcement (it invalidated locally already): once its own message
+    // is out, the next one it receives is the other instance's, and only that one counts.
+    const writer = t.app.redisCache;
+    await eventually(() => (writer?.stats.published ?? 0) >= 1, 'the announcement');
+    const writerReceived = writer?.stats.received ?? 0;
+    const back = await call(
+      other,
+      'PUT',
+      `/api/v1/namespaces/shared/flags/${fixture.flagKey}`,
+      { name: 'F1', enabled: true },
+      auth,
+    );
+    expect(back.status).toBe(200);
+    await eventually(() => (writer?.stats.received ?? 0) > writerReceived, 'the write back, on the first instance');
+    expect(writer?.stats.received).toBe(writerReceived + 1);
+    expect((await evaluate(t.app, fixture.flagKey)).body.match).toBe(true);
+  });
+
+  it('stops a deleted token on every instance at once', async () => {
+    const created = await call(t.app, 'POST', '/auth/v1/method/token', { name: 'short-lived', description: '' }, auth);
+    expect(created.status).toBe(200);
+    const bearer = { authorization: `Bearer ${created.body.clientToken}` };
+    expect((await call(other, 'GET', '/api/v1/namespaces/shared/flags', undefined, bearer)).status).toBe(200);
+    expect(
+      (await call(t.app, 'DELETE', `/auth/v1/tokens/${created.body.authentication.id}`, undefined, auth)).status,
+    ).toBe(200);
+    // No waiting: the very next request on the other instance is refused.
+    expect((await call(other, 'GET', '/api/v1/namespaces/shared/flags', undefined, bearer)).status).toBe(401);
+  });
+});

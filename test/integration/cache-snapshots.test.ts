@@ -1,0 +1,126 @@
+// The snapshot cache and the revision poller against the real database loader, on every backend. The
+// loader is the real one, wrapped only to hold a load at a chosen moment or to make the revision read
+// fail as an unreachable database would: a load racing a write never installs stale data, a failing
+// poll keeps every held snapshot (one error report per failing stretch), and idle snapshots are swept
+// on the eviction interval.
+
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { databaseSnapshotLoader } from '../../src/cache/database-loader.js';
+import { RevisionPoller } from '../../src/cache/revision-poller.js';
+import { SnapshotCache, type SnapshotLoader } from '../../src/cache/snapshot-cache.js';
+import { UnavailableError } from '../../src/domain/errors.js';
+import { call, startTestApp, type TestApp } from '../helpers/app.js';
+import { describeEachBackend } from '../helpers/backends.js';
+
+describeEachBackend('snapshot cache and revision poller', (backend) => {
+  let t: TestApp;
+  let loader: SnapshotLoader;
+  /** While set, every load waits for it after reading its source (and says so through `sourceRead`). */
+  let gate: Promise<void> | undefined;
+  let sourceRead: (() => void) | undefined;
+  let databaseDown = false;
+
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+    const real = databaseSnapshotLoader(t.app.db.kysely, t.app.db.dialect);
+    loader = {
+      async load(namespaceKey) {
+        const source = await real.load(namespaceKey);
+        sourceRead?.();
+        await gate;
+        return source;
+      },
+      revisions() {
+        if (databaseDown) return Promise.reject(new UnavailableError('database unavailable'));
+        return real.revisions();
+      },
+    };
+    const res = await call(t.app, 'POST', '/api/v1/namespaces/default/flags', {
+      key: 'f',
+      name: 'F',
+      type: 'BOOLEAN_FLAG_TYPE',
+      enabled: true,
+    });
+    expect(res.status).toBe(200);
+  });
+  afterAll(async () => t?.close());
+
+  const setEnabled = async (enabled: boolean) =>
+    expect((await call(t.app, 'PUT', '/api/v1/namespaces/default/flags/f', { name: 'F', enabled })).status).toBe(200);
+
+  it('never installs a snapshot whose load raced a write', async () => {
+    const why: string[] = [];
+    const cache = new SnapshotCache(loader, { invalidated: (_ns, reason) => why.push(reason) });
+    const unsubscribe = t.app.services.changes.subscribe((ns) => cache.invalidate(ns, 'write'));
+    try {
+      let release = () => {};
+      gate = new Promise((resolve) => {
+        release = resolve;
+      });
+      const read = new Promise<void>((resolve) => {
+        sourceRead = resolve;
+      });
+      const racing = cache.get('default');
+      expect(racing).toBeInstanceOf(Promise);
+      // The load has read its source; write while it is held at the gate.
+      await read;
+      sourceRead = undefined;
+      await setEnabled(false);
+      release();
+      gate = undefined;
+      const stale = await racing;
+      expect(stale.flags.get('f')?.enabled).toBe(true);
+      // The caller that asked before the write got its answer, but the cache did not keep it.
+      expect(cache.heldRevision('default')).toBeUndefined();
+      const fresh = await cache.get('default');
+      expect(fresh.flags.get('f')?.enabled).toBe(false);
+      expect(cache.heldRevision('default')).toBe(fresh.revision);
+      expect(cache.stats.loads).toBe(2);
+    } finally {
+      gate = undefined;
+      unsubscribe();
+      await setEnabled(true);
+    }
+  });
+
+  it('keeps every held snapshot while polls fail, reporting the failure once, and recovers', async () => {
+    const cache = new SnapshotCache(loader);
+    const errors: unknown[] = [];
+    let recovered = 0;
+    const poller = new RevisionPoller(cache, {
+      intervalMs: 1000,
+      onError: (err) => errors.push(err),
+      onRecovered: () => recovered++,
+    });
+    const held = await cache.get('default');
+    await setEnabled(false);
+
+    databaseDown = true;
+    for (let i = 0; i < 3; i++) await poller.pollOnce();
+    expect(errors).toHaveLength(1);
+    expect(cache.peek('default')).toBe(held);
+
+    databaseDown = false;
+    await poller.pollOnce();
+    expect(recovered).toBe(1);
+    expect(cache.peek('default')).toBeUndefined();
+    expect((await cache.get('default')).flags.get('f')?.enabled).toBe(false);
+    await setEnabled(true);
+  });
+
+  it('sweeps snapshots idle for longer than the ttl, on the eviction interval', async () => {
+    const why: string[] = [];
+    const cache = new SnapshotCache(loader, { invalidated: (_ns, reason) => why.push(reason) });
+    await cache.get('default');
+    // Idle for 1 ms, but the sweep runs only once an hour: kept.
+    const hourly = new RevisionPoller(cache, { intervalMs: 1000, maxIdleMs: 1, evictEveryMs: 3_600_000 });
+    await new Promise((r) => setTimeout(r, 5));
+    await hourly.pollOnce();
+    expect(cache.heldNamespaces()).toEqual(['default']);
+    // Swept on every poll: dropped.
+    const eager = new RevisionPoller(cache, { intervalMs: 1000, maxIdleMs: 1, evictEveryMs: 0 });
+    await eager.pollOnce();
+    expect(cache.heldNamespaces()).toEqual([]);
+    expect(why).toEqual(['evict']);
+  });
+});
