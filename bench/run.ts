@@ -1,0 +1,327 @@
+// `npm run bench`: load benchmark of the evaluation APIs against a ceiling.
+//
+// Starts the real program (`src/main.ts serve`) on SQLite, seeds N flags through the management API
+// (bench/seed.ts), then measures, one scenario after the other with the same load: a bare Fastify
+// server answering a fixed JSON to the same POST (the ceiling), single boolean, single variant, a
+// batch of 50, and OFREP bulk. Prints requests/s, p50, p99, evaluations/s, each scenario's ratio to
+// the bare server, and the server's resident memory.
+//
+// Where `taskset` exists and there are two or more cores, the servers run on CPU 0 and the load
+// generator on CPU 1, so they do not compete. wrk (Debian package `wrk`) is used when installed,
+// else autocannon. The server runs as it does in production: compiled by tsc (`--runtime tsx` runs
+// the sources through tsx instead: quicker to start, but its loader adds ~50 MiB of memory). The
+// database lives in /dev/shm when there is one, so seeding 10,000 flags is not bound by fsync.
+//
+// Options: --flags N (50) --duration S (10) --connections C (50) --warmup S (2)
+//          --tool auto|wrk|autocannon (auto) --scenarios bare,boolean,variant,batch,ofrep (all)
+//          --runtime compiled|tsx (compiled)
+
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type LoadResult, type LoadTool, runLoad, wrkAvailable } from './load.js';
+import { BENCH_CONTEXT, seedBenchmark } from './seed.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SCENARIOS = ['bare', 'boolean', 'variant', 'batch', 'ofrep'] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+interface Options {
+  runtime: 'compiled' | 'tsx';
+  flags: number;
+  duration: number;
+  connections: number;
+  warmup: number;
+  tool: LoadTool;
+  scenarios: Scenario[];
+}
+
+function parseOptions(argv: string[]): Options {
+  const get = (name: string): string | undefined => {
+    const i = argv.indexOf(`--${name}`);
+    if (i >= 0) return argv[i + 1];
+    return argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  };
+  const int = (name: string, fallback: number, min: number): number => {
+    const raw = get(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, got "${raw}"`);
+    return n;
+  };
+  const toolOption = get('tool') ?? 'auto';
+  if (!['auto', 'wrk', 'autocannon'].includes(toolOption)) throw new Error(`--tool must be auto, wrk or autocannon`);
+  const tool: LoadTool = toolOption === 'auto' ? (wrkAvailable() ? 'wrk' : 'autocannon') : (toolOption as LoadTool);
+  if (tool === 'wrk' && !wrkAvailable()) throw new Error('wrk is not installed (apt-get install wrk), use --tool autocannon');
+  const scenarios = (get('scenarios') ?? SCENARIOS.join(','))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean) as Scenario[];
+  for (const s of scenarios) if (!SCENARIOS.includes(s)) throw new Error(`unknown scenario "${s}" (${SCENARIOS.join(', ')})`);
+  const runtime = get('runtime') ?? 'compiled';
+  if (runtime !== 'compiled' && runtime !== 'tsx') throw new Error('--runtime must be compiled or tsx');
+  return {
+    runtime,
+    flags: int('flags', 50, 2),
+    duration: int('duration', 10, 1),
+    connections: int('connections', 50, 1),
+    warmup: int('warmup', 2, 0),
+    tool,
+    scenarios,
+  };
+}
+
+/** CPU 0 for the servers, CPU 1 for the load generator, when that can be arranged. */
+function pinning(): { server: string; load: string } | undefined {
+  if (availableParallelism() < 2) return undefined;
+  if (spawnSync('taskset', ['-V'], { encoding: 'utf8' }).error !== undefined) return undefined;
+  return { server: '0', load: '1' };
+}
+
+function spawnPinned(cpus: string | undefined, command: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const [cmd, cmdArgs] = cpus ? ['taskset', ['-c', cpus, command, ...args]] : [command, args];
+  return spawn(cmd, cmdArgs, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function waitHealthy(baseUrl: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output()}`);
+    try {
+      if ((await fetch(`${baseUrl}/health`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`server did not become healthy: ${output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Compiles the server with tsc into `outDir`; returns the entry point. Type errors do not stop it. */
+function compileServer(outDir: string): string {
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', outDir, '--sourceMap', 'false'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  const main = join(outDir, 'main.js');
+  if (!existsSync(main)) throw new Error(`tsc emitted no ${main}: ${result.stdout}${result.stderr}`);
+  // Outside the repository: an ESM package that finds the repository's dependencies.
+  const home = dirname(outDir);
+  writeFileSync(join(home, 'package.json'), JSON.stringify({ type: 'module' }));
+  if (!existsSync(join(home, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(home, 'node_modules'), 'dir');
+  return main;
+}
+
+/** CPU time (user + system) a process has used, in µs (Linux /proc; clock ticks of 10 ms). */
+function cpuMicros(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resident memory of a process, in MiB (Linux /proc). */
+function rssMiB(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.exitCode === null && child.kill('SIGKILL'), 5_000).unref();
+  });
+}
+
+interface Measured {
+  result: LoadResult;
+  /** Server CPU time (user + system) per request, in µs: steadier than requests/s on a busy machine. */
+  cpuPerRequest: number | undefined;
+}
+
+interface Row {
+  scenario: string;
+  evaluationsPerRequest: number;
+  measured: Measured;
+  ceiling: Measured | undefined;
+}
+
+function format(n: number, digits = 0): string {
+  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const pins = pinning();
+  // The load generator (autocannon runs in this process) gets its own CPU.
+  if (pins) spawnSync('taskset', ['-a', '-p', '-c', pins.load, String(process.pid)], { stdio: 'ignore' });
+
+  const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'vexil-bench-'));
+  const httpPort = await freePort();
+  const grpcPort = await freePort();
+  const baseUrl = `http://127.0.0.1:${httpPort}`;
+  let server: ChildProcess | undefined;
+  let bare: ChildProcess | undefined;
+  let bareUrl: string | undefined;
+  let serverOutput = '';
+  try {
+    let entry: string[];
+    if (options.runtime === 'compiled') {
+      const started = performance.now();
+      entry = [compileServer(join(dir, 'dist'))];
+      console.log(`compiled the server with tsc (${format((performance.now() - started) / 1000, 1)} s)`);
+    } else {
+      entry = ['--import', 'tsx', 'src/main.ts'];
+    }
+    server = spawnPinned(pins?.server, process.execPath, [...entry, 'serve'], {
+      ...process.env,
+      VEXIL_DB_URL: `file:${join(dir, 'bench.db')}`,
+      VEXIL_SERVER_HOST: '127.0.0.1',
+      VEXIL_SERVER_HTTP_PORT: String(httpPort),
+      VEXIL_SERVER_GRPC_PORT: String(grpcPort),
+      VEXIL_LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+    });
+    server.stdout?.on('data', (d) => {
+      serverOutput += d;
+    });
+    server.stderr?.on('data', (d) => {
+      serverOutput += d;
+    });
+    await waitHealthy(baseUrl, server, () => serverOutput);
+
+    console.log(
+      `vexil bench: ${options.flags} flags, ${options.connections} connections, ${options.duration} s per scenario ` +
+        `(server ${options.runtime === 'compiled' ? 'compiled by tsc' : 'run by tsx'}) ` +
+        `(+${options.warmup} s warm-up), load by ${options.tool}, ` +
+        (pins ? `server on CPU ${pins.server}, load on CPU ${pins.load}` : 'no CPU pinning (taskset or a second core missing)'),
+    );
+    const seeded = await seedBenchmark(baseUrl, options.flags);
+    console.log(
+      `seeded ${seeded.booleanFlags.length} boolean + ${seeded.variantFlags.length} variant flags ` +
+        `(${seeded.requests} API calls, ${format(seeded.millis / 1000, 1)} s); server RSS ${format(rssMiB(server.pid) ?? 0, 1)} MiB`,
+    );
+
+    const flagsInBatch = [...seeded.booleanFlags.slice(0, 25), ...seeded.variantFlags.slice(0, 25)];
+    const batchKeys = Array.from({ length: 50 }, (_, i) => flagsInBatch[i % flagsInBatch.length] as string);
+    const bulkKeys = options.flags > 50 ? batchKeys : undefined;
+    const entityId = 'user-1234';
+    const bodies: Record<Exclude<Scenario, 'bare'>, { path: string; body: unknown; evaluations: number }> = {
+      boolean: {
+        path: '/evaluate/v1/boolean',
+        body: { namespaceKey: 'default', flagKey: seeded.booleanFlags[0], entityId, context: BENCH_CONTEXT },
+        evaluations: 1,
+      },
+      variant: {
+        path: '/evaluate/v1/variant',
+        body: { namespaceKey: 'default', flagKey: seeded.variantFlags[0], entityId, context: BENCH_CONTEXT },
+        evaluations: 1,
+      },
+      batch: {
+        path: '/evaluate/v1/batch',
+        body: { requests: batchKeys.map((flagKey) => ({ namespaceKey: 'default', flagKey, entityId, context: BENCH_CONTEXT })) },
+        evaluations: 50,
+      },
+      ofrep: {
+        path: '/ofrep/v1/evaluate/flags',
+        // Every flag of the namespace (≤ 50), or 50 listed ones (context.flags) in a bigger namespace.
+        body: { context: { targetingKey: entityId, ...BENCH_CONTEXT, ...(bulkKeys ? { flags: bulkKeys } : {}) } },
+        evaluations: Math.min(options.flags, 50),
+      },
+    };
+
+    // The ceiling: a bare Fastify server, hit with each scenario's own POST (same path and body).
+    if (options.scenarios.includes('bare')) {
+      bare = spawnPinned(pins?.server, process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], process.env);
+      const port = await new Promise<number>((resolve, reject) => {
+        bare?.stdout?.once('data', (d) => resolve(Number(String(d).trim())));
+        bare?.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+      });
+      bareUrl = `http://127.0.0.1:${port}`;
+    }
+
+    const measure = async (pid: number | undefined, url: string, body: string): Promise<Measured> => {
+      const load = { url, body, connections: options.connections, cpus: pins?.load };
+      if (options.warmup > 0) await runLoad(options.tool, { ...load, durationSeconds: options.warmup });
+      const before = cpuMicros(pid);
+      const result = await runLoad(options.tool, { ...load, durationSeconds: options.duration });
+      const after = cpuMicros(pid);
+      const cpuPerRequest = before !== undefined && after !== undefined && result.total > 0 ? (after - before) / result.total : undefined;
+      return { result, cpuPerRequest };
+    };
+
+    const rows: Row[] = [];
+    for (const scenario of options.scenarios) {
+      if (scenario === 'bare') continue;
+      const { path, body, evaluations } = bodies[scenario];
+      const text = JSON.stringify(body);
+      const check = await fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
+      if (check.status !== 200) throw new Error(`${scenario}: ${path} answered ${check.status} ${await check.text()}`);
+      const label = scenario === 'batch' ? 'batch of 50' : scenario === 'ofrep' ? `OFREP bulk of ${evaluations}` : `single ${scenario}`;
+      const ceiling = bareUrl ? await measure(bare?.pid, `${bareUrl}${path}`, text) : undefined;
+      const measured = await measure(server.pid, `${baseUrl}${path}`, text);
+      rows.push({ scenario: label, evaluationsPerRequest: evaluations, measured, ceiling });
+      const r = measured.result;
+      console.log(
+        `  ${label.padEnd(18)} ${format(r.requestsPerSecond).padStart(8)} req/s  p50 ${format(r.p50Ms, 2)} ms  p99 ${format(r.p99Ms, 2)} ms` +
+          (ceiling ? `   bare ${format(ceiling.result.requestsPerSecond)} req/s` : '') +
+          (r.failures || ceiling?.result.failures ? `  (failed: ${r.failures} / bare ${ceiling?.result.failures ?? 0})` : ''),
+      );
+    }
+
+    const rss = rssMiB(server.pid);
+    console.log('');
+    console.log(
+      '| scenario | requests/s | p50 ms | p99 ms | evaluations/s | bare Fastify req/s (same POST) | vs bare | server CPU µs/req (bare) |',
+    );
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const { scenario, evaluationsPerRequest, measured, ceiling } of rows) {
+      const r = measured.result;
+      const ratio = ceiling ? `${format((100 * r.requestsPerSecond) / ceiling.result.requestsPerSecond)} %` : '—';
+      const cpu =
+        measured.cpuPerRequest !== undefined
+          ? `${format(measured.cpuPerRequest)}${ceiling?.cpuPerRequest !== undefined ? ` (${format(ceiling.cpuPerRequest)})` : ''}`
+          : '—';
+      console.log(
+        `| ${scenario} | ${format(r.requestsPerSecond)} | ${format(r.p50Ms, 2)} | ${format(r.p99Ms, 2)} | ` +
+          `${format(r.requestsPerSecond * evaluationsPerRequest)} | ${ceiling ? format(ceiling.result.requestsPerSecond) : '—'} | ${ratio} | ${cpu} |`,
+      );
+    }
+    console.log('');
+    console.log(`server resident memory after the run: ${format(rss ?? 0, 1)} MiB (${options.flags} flags)`);
+  } finally {
+    await stop(bare);
+    await stop(server);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

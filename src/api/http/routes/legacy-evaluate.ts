@@ -1,0 +1,81 @@
+// Flipt's deprecated evaluation API, still served (behavior.md §1.7): POST /api/v1/evaluate and
+// /api/v1/batch-evaluate, with or without the /namespaces/{namespaceKey} prefix. Variant flags only.
+
+import Type from 'typebox';
+import type { NamespaceSnapshot } from '../../../evaluation/index.js';
+import { DEFAULT_NAMESPACE } from '../../../services/evaluation.js';
+import type { HttpApp } from '../app.js';
+import {
+  evaluationErrorResponses,
+  LegacyBatchEvaluationRequestBody,
+  LegacyBatchEvaluationResponseSchema,
+  LegacyEvaluationRequestBody,
+  LegacyEvaluationResponseSchema,
+} from '../schemas/evaluation.js';
+import { withPathParams } from '../wire.js';
+import type { RouteDeps } from './deps.js';
+import { invalidBodyError, setRevision } from './evaluation.js';
+
+const tags = ['evaluation (legacy)'];
+const NamespaceParams = Type.Object({ namespaceKey: Type.String() });
+
+export async function legacyEvaluateRoutes(app: HttpApp, { services }: RouteDeps): Promise<void> {
+  const evaluation = services.evaluation;
+
+  for (const url of ['/api/v1/evaluate', '/api/v1/namespaces/:namespaceKey/evaluate']) {
+    const params = url.includes(':namespaceKey') ? { params: NamespaceParams } : {};
+    app.post(
+      url,
+      {
+        schema: {
+          tags,
+          summary: 'Evaluate a variant flag (deprecated: use /evaluate/v1/variant)',
+          ...params,
+          body: LegacyEvaluationRequestBody,
+          response: { 200: LegacyEvaluationResponseSchema, ...evaluationErrorResponses },
+        },
+        attachValidation: true,
+      },
+      (request, reply) => {
+        const started = performance.now();
+        if (request.validationError) throw invalidBodyError();
+        // Path parameters win over body fields of the same name (grpc-gateway).
+        const body = withPathParams<LegacyEvaluationRequestBody>(request.body, request.params as object);
+        const answer = (snapshot: NamespaceSnapshot) => {
+          setRevision(reply, snapshot);
+          return evaluation.legacy(snapshot, body, started, request.id);
+        };
+        const snapshot = evaluation.snapshot(body.namespaceKey || DEFAULT_NAMESPACE);
+        return snapshot instanceof Promise ? snapshot.then(answer) : answer(snapshot);
+      },
+    );
+  }
+
+  for (const url of ['/api/v1/batch-evaluate', '/api/v1/namespaces/:namespaceKey/batch-evaluate']) {
+    const params = url.includes(':namespaceKey') ? { params: NamespaceParams } : {};
+    app.post(
+      url,
+      {
+        schema: {
+          tags,
+          summary: 'Evaluate several variant flags of one namespace (deprecated: use /evaluate/v1/batch)',
+          ...params,
+          body: LegacyBatchEvaluationRequestBody,
+          response: { 200: LegacyBatchEvaluationResponseSchema, ...evaluationErrorResponses },
+        },
+        attachValidation: true,
+      },
+      (request, reply) => {
+        const started = performance.now();
+        if (request.validationError) throw invalidBodyError();
+        const body = withPathParams<LegacyBatchEvaluationRequestBody>(request.body, request.params as object);
+        const answer = (snapshot: NamespaceSnapshot) => {
+          setRevision(reply, snapshot);
+          return evaluation.legacyBatch(snapshot, body, started, request.id);
+        };
+        const snapshot = evaluation.snapshot(body.namespaceKey || DEFAULT_NAMESPACE);
+        return snapshot instanceof Promise ? snapshot.then(answer) : answer(snapshot);
+      },
+    );
+  }
+}

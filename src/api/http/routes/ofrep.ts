@@ -1,0 +1,343 @@
+// OFREP (behavior.md §6): POST /ofrep/v1/evaluate/flags/{key}, POST /ofrep/v1/evaluate/flags (bulk),
+// GET /ofrep/v1/configuration. The namespace comes from X-Service-Namespace (interface.md) or
+// X-Flipt-Namespace (Flipt), default `default`; the entity is context.targetingKey, or a random id.
+//
+// Beyond Flipt: the bulk answer carries an ETag computed from the namespace, its revision and the
+// canonical request context, and If-None-Match with it answers 304 — so a 304 is never stale.
+//
+// These routes live in their own Fastify scope: OFREP errors have their own body
+// {"key"?, "errorCode", "errorDetails"} (§6.4), for failures and for unknown routes under /ofrep.
+
+import { createHash } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import Type from 'typebox';
+import { ms } from '../../../config/load.js';
+import { DomainError, GrpcCode, InvalidArgumentError } from '../../../domain/errors.js';
+import type { EvaluationContext, FlagEvaluation, NamespaceSnapshot } from '../../../evaluation/index.js';
+import { DEFAULT_NAMESPACE } from '../../../services/evaluation.js';
+import type { HttpApp } from '../app.js';
+import { httpStatusOf } from '../error-handler.js';
+import {
+  BulkEvaluationSchema,
+  type EvaluatedFlag,
+  EvaluatedFlagSchema,
+  type OfrepBulkBody,
+  OfrepBulkBody as OfrepBulkBodySchema,
+  OfrepConfigurationSchema,
+  OfrepEvaluateBody,
+  type OfrepErrorBody,
+  type OfrepErrorCode,
+  type OfrepReason,
+  ofrepErrorResponses,
+} from '../schemas/ofrep.js';
+import type { RouteDeps } from './deps.js';
+import { setRevision } from './evaluation.js';
+
+const tags = ['ofrep'];
+const TARGETING_KEY = 'targetingKey';
+const FLAGS_KEY = 'flags';
+
+/** A failure that knows which flag it is about (the `key` of the OFREP error body). */
+class FlagFailure extends Error {
+  constructor(
+    readonly key: string,
+    override readonly cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+/** An error already in OFREP terms. */
+class OfrepError extends Error {
+  constructor(
+    readonly status: number,
+    readonly errorCode: OfrepErrorCode,
+    message: string,
+    readonly key?: string,
+  ) {
+    super(message);
+  }
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined || first === '' ? undefined : first;
+}
+
+/** X-Service-Namespace (interface.md) first, then Flipt's X-Flipt-Namespace, else `default`. */
+function namespaceOf(request: FastifyRequest): string {
+  return header(request, 'x-service-namespace') ?? header(request, 'x-flipt-namespace') ?? DEFAULT_NAMESPACE;
+}
+
+/** context.targetingKey when present (even ""; null reads as ""), else a random entity (Flipt). */
+function entityOf(context: Readonly<Record<string, unknown>>): string {
+  if (!Object.hasOwn(context, TARGETING_KEY)) return crypto.randomUUID();
+  const key = context[TARGETING_KEY];
+  return typeof key === 'string' ? key : '';
+}
+
+const REASONS: Record<string, OfrepReason> = {
+  MATCH_EVALUATION_REASON: 'TARGETING_MATCH',
+  FLAG_DISABLED_EVALUATION_REASON: 'DISABLED',
+  DEFAULT_EVALUATION_REASON: 'DEFAULT',
+};
+
+const NO_METADATA: EvaluatedFlag['metadata'] = Object.freeze({});
+const NO_CONTEXT: EvaluationContext = Object.freeze({});
+
+/** Flipt's result → OFREP EvaluatedFlag (§6.2). */
+function toEvaluatedFlag(item: FlagEvaluation): EvaluatedFlag {
+  if (item.type === 'BOOLEAN_EVALUATION_RESPONSE_TYPE') {
+    const r = item.booleanResponse;
+    return {
+      key: r.flagKey,
+      reason: REASONS[r.reason] ?? 'UNKNOWN',
+      variant: r.enabled ? 'true' : 'false',
+      metadata: NO_METADATA,
+      value: r.enabled,
+    };
+  }
+  if (item.type === 'VARIANT_EVALUATION_RESPONSE_TYPE') {
+    const r = item.variantResponse;
+    let metadata = NO_METADATA;
+    if (r.segmentKeys.length > 0 || r.variantAttachment !== '') {
+      metadata = {};
+      if (r.segmentKeys.length > 0) metadata.segments = r.segmentKeys.join(',');
+      if (r.variantAttachment !== '') metadata.attachment = r.variantAttachment;
+    }
+    return {
+      key: r.flagKey,
+      reason: REASONS[r.reason] ?? 'UNKNOWN',
+      variant: r.variantKey,
+      metadata,
+      value: r.variantKey,
+    };
+  }
+  // evaluation.flag() throws for a missing flag; an error item never reaches here.
+  throw new InvalidArgumentError(`flag "${item.errorResponse.flagKey}" could not be evaluated`);
+}
+
+/** Canonical form of a context: keys sorted, so equal contexts give equal ETags. */
+function canonicalContext(context: Readonly<Record<string, unknown>>): string {
+  const keys = Object.keys(context).sort();
+  let out = '';
+  for (const key of keys) out += `${JSON.stringify(key)}:${JSON.stringify(context[key] ?? '')},`;
+  return out;
+}
+
+function bulkEtag(namespaceKey: string, snapshot: NamespaceSnapshot, context: Readonly<Record<string, unknown>>): string {
+  const hash = createHash('sha1')
+    .update(namespaceKey)
+    .update('\0')
+    .update(snapshot.revision)
+    .update('\0')
+    .update(canonicalContext(context))
+    .digest('base64url');
+  return `"${hash}"`;
+}
+
+/** Whether If-None-Match names this ETag (a list, weak forms and `*` included). */
+function matchesIfNoneMatch(request: FastifyRequest, etag: string): boolean {
+  const value = header(request, 'if-none-match');
+  if (value === undefined) return false;
+  for (const part of value.split(',')) {
+    const tag = part.trim();
+    if (tag === '*' || tag === etag || (tag.startsWith('W/') && tag.slice(2) === etag)) return true;
+  }
+  return false;
+}
+
+/** The OFREP error body and status for anything thrown under /ofrep (§6.4). */
+export function ofrepError(err: unknown, request: FastifyRequest): { status: number; body: OfrepErrorBody } {
+  let cause = err;
+  // The single-flag route always knows its key, and OFREP clients require it in a failure body
+  // (Flipt omits it when the body cannot be decoded; clients then report GENERAL, not the code).
+  const params = request.params as { key?: unknown } | undefined;
+  let key: string | undefined = typeof params?.key === 'string' && params.key !== '' ? params.key : undefined;
+  if (cause instanceof FlagFailure) {
+    key = cause.key;
+    cause = cause.cause;
+  }
+  const withKey = (status: number, errorCode: OfrepErrorCode, errorDetails: string) => ({
+    status,
+    body: key === undefined ? { errorCode, errorDetails } : { key, errorCode, errorDetails },
+  });
+  if (cause instanceof OfrepError) {
+    key ??= cause.key;
+    return withKey(cause.status, cause.errorCode, cause.message);
+  }
+  if (cause instanceof DomainError) {
+    const status = httpStatusOf(cause.code);
+    switch (cause.code) {
+      case GrpcCode.NOT_FOUND:
+        return withKey(status, 'FLAG_NOT_FOUND', key === undefined ? cause.message : `flag was not found ${key}`);
+      case GrpcCode.INVALID_ARGUMENT:
+        return withKey(status, 'INVALID_CONTEXT', cause.message);
+      default:
+        if (status >= 500) request.log.error({ err: cause }, 'request failed');
+        return withKey(status, 'GENERAL', cause.message);
+    }
+  }
+  const fastifyError = cause as FastifyError;
+  if (fastifyError.validation) {
+    return withKey(400, 'INVALID_CONTEXT', 'invalid values for key(s) in json body');
+  }
+  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return withKey(413, 'GENERAL', 'request body too large');
+  }
+  const status = fastifyError.statusCode ?? 500;
+  if (status === 400) return withKey(400, 'PARSE_ERROR', fastifyError.message);
+  if (status > 400 && status < 500) return withKey(status, 'GENERAL', fastifyError.message);
+  request.log.error({ err: cause }, 'request failed');
+  return withKey(500, 'GENERAL', 'internal error');
+}
+
+function sendOfrepError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
+  const { status, body } = ofrepError(err, request);
+  return reply.code(status).type('application/json').send(body);
+}
+
+/** Our own routes, to tell an unknown path (404) from a known path with another method (501). */
+const KNOWN_PATHS: readonly { method: string; pattern: RegExp }[] = [
+  { method: 'GET', pattern: /^\/ofrep\/v1\/configuration\/?$/ },
+  { method: 'POST', pattern: /^\/ofrep\/v1\/evaluate\/flags\/?$/ },
+  { method: 'POST', pattern: /^\/ofrep\/v1\/evaluate\/flags\/[^/]+\/?$/ },
+];
+
+export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps): Promise<void> {
+  const evaluation = services.evaluation;
+  const configuration = {
+    name: 'flipt',
+    capabilities: {
+      cacheInvalidation: {
+        polling: config.cache.enabled
+          ? { enabled: true, minPollingIntervalMs: ms(config.cache.ttl) }
+          : { enabled: false, minPollingIntervalMs: 0 },
+      },
+      flagEvaluation: { supportedTypes: ['string', 'boolean'] },
+    },
+  };
+
+  const evaluateOne = (snapshot: NamespaceSnapshot, key: string, entityId: string, context: EvaluationContext) => {
+    try {
+      return toEvaluatedFlag(evaluation.flag(snapshot, key, entityId, context));
+    } catch (err) {
+      throw new FlagFailure(key, err);
+    }
+  };
+
+  await app.register(
+    async (plainScope) => {
+      const scope = plainScope.withTypeProvider<TypeBoxTypeProvider>();
+      scope.setErrorHandler((err, request, reply) => sendOfrepError(request, reply, err));
+      scope.setNotFoundHandler((request, reply) => {
+        const path = request.url.split('?')[0] ?? '';
+        const known = KNOWN_PATHS.some((p) => p.method !== request.method && p.pattern.test(path));
+        return known
+          ? sendOfrepError(request, reply, new OfrepError(501, 'GENERAL', 'Method Not Allowed'))
+          : sendOfrepError(request, reply, new OfrepError(404, 'FLAG_NOT_FOUND', 'Not Found'));
+      });
+
+      scope.get(
+        '/v1/configuration',
+        { schema: { tags, summary: 'OFREP provider configuration', response: { 200: OfrepConfigurationSchema } } },
+        () => configuration,
+      );
+
+      scope.post(
+        '/v1/evaluate/flags/:key',
+        {
+          schema: {
+            tags,
+            summary: 'Evaluate one flag (OFREP)',
+            params: Type.Object({ key: Type.String() }),
+            body: OfrepEvaluateBody,
+            response: { 200: EvaluatedFlagSchema, ...ofrepErrorResponses },
+          },
+          attachValidation: true,
+        },
+        (request, reply) => {
+          if (request.validationError) {
+            throw new OfrepError(400, 'INVALID_CONTEXT', 'invalid values for key(s) in json body');
+          }
+          const key = request.params.key;
+          if (key === '') throw new OfrepError(400, 'INVALID_CONTEXT', 'flag key was not provided');
+          const context = (request.body?.context ?? NO_CONTEXT) as EvaluationContext;
+          const entityId = entityOf(context);
+          const namespaceKey = namespaceOf(request);
+          const held = evaluation.heldSnapshot(namespaceKey);
+          if (held !== undefined) {
+            setRevision(reply, held);
+            return evaluateOne(held, key, entityId, context);
+          }
+          return evaluation.loadSnapshot(namespaceKey).then((snapshot) => {
+            setRevision(reply, snapshot);
+            return evaluateOne(snapshot, key, entityId, context);
+          });
+        },
+      );
+
+      scope.post(
+        '/v1/evaluate/flags',
+        {
+          schema: {
+            tags,
+            summary: 'Evaluate all flags of the namespace, or those listed in context.flags (OFREP bulk)',
+            body: OfrepBulkBodySchema,
+            response: { 200: BulkEvaluationSchema, 304: Type.Null(), ...ofrepErrorResponses },
+          },
+          attachValidation: true,
+        },
+        (request, reply) => {
+          if (request.validationError) {
+            throw new OfrepError(400, 'INVALID_CONTEXT', 'invalid values for key(s) in json body');
+          }
+          const body: OfrepBulkBody = request.body ?? {};
+          const raw = body.context ?? {};
+          let context = raw as Record<string, string | null>;
+          let keys: string[] | undefined;
+          if (Object.hasOwn(raw, FLAGS_KEY)) {
+            const flags = raw[FLAGS_KEY];
+            // The array form (interface.md) is evaluated exactly like Flipt's comma-separated string,
+            // which stays in the context that constraints see.
+            const list = Array.isArray(flags) ? flags : (flags ?? '').split(',');
+            if (Array.isArray(flags)) context = { ...raw, [FLAGS_KEY]: flags.join(',') };
+            keys = [];
+            for (const k of list) {
+              const trimmed = k.trim();
+              if (trimmed !== '') keys.push(trimmed);
+            }
+          }
+          const entityId = entityOf(context);
+          const namespaceKey = namespaceOf(request);
+
+          const answer = (snapshot: NamespaceSnapshot) => {
+            setRevision(reply, snapshot);
+            const etag = bulkEtag(namespaceKey, snapshot, context);
+            reply.header('etag', etag);
+            if (matchesIfNoneMatch(request, etag)) {
+              // Returning the reply tells Fastify the answer is sent (it awaits the reply itself).
+              return reply.code(304).send(null) as unknown as { flags: EvaluatedFlag[] };
+            }
+            const ctx = context as EvaluationContext;
+            const flags: EvaluatedFlag[] = [];
+            if (keys !== undefined) {
+              for (const key of keys) flags.push(evaluateOne(snapshot, key, entityId, ctx));
+            } else {
+              // Every boolean flag, and the enabled variant flags, in creation order (Flipt).
+              for (const flag of snapshot.flagList) {
+                if (flag.type === 'BOOLEAN_FLAG_TYPE' || flag.enabled) flags.push(evaluateOne(snapshot, flag.key, entityId, ctx));
+              }
+            }
+            return { flags };
+          };
+          const snapshot = evaluation.snapshot(namespaceKey);
+          return snapshot instanceof Promise ? snapshot.then(answer) : answer(snapshot);
+        },
+      );
+    },
+    { prefix: '/ofrep' },
+  );
+}

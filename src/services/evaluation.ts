@@ -1,0 +1,545 @@
+// The evaluation use cases behind /evaluate/v1, the legacy /api/v1/evaluate, and OFREP: resolve the
+// namespace's compiled snapshot from the cache (synchronously when it is held — the hot path never
+// touches the database), evaluate with the pure engine, and stamp Flipt's request id, end timestamp and
+// duration (behavior.md §1.6). Results are plain objects in wire field order; no HTTP types here.
+
+import { randomUUID } from 'node:crypto';
+import type { SnapshotCache } from '../cache/snapshot-cache.js';
+import { NotFoundError, ValidationError } from '../domain/errors.js';
+import {
+  type BooleanEvaluation,
+  type EvaluationContext,
+  type EvaluationReason,
+  evaluateBoolean,
+  evaluateFlag,
+  evaluateVariant,
+  explainBoolean,
+  explainVariant,
+  type FlagEvaluation,
+  type NamespaceSnapshot,
+  type NamespaceSource,
+  type VariantEvaluation,
+} from '../evaluation/index.js';
+import { evaluationErrorKind, type Metrics } from '../telemetry/metrics.js';
+import type { Tracing } from '../telemetry/tracing.js';
+
+/** An empty namespace key means the default namespace everywhere (§1.1). */
+export const DEFAULT_NAMESPACE = 'default';
+
+/** A context as decoded from JSON: null values read as "" (the engine reads non-strings as ""). */
+export type InputContext = Readonly<Record<string, string | null>>;
+
+const EMPTY_CONTEXT: EvaluationContext = Object.freeze({});
+
+/** One evaluation request item, as Flipt's decoder would leave it (null = absent). */
+export interface EvaluationInput {
+  readonly requestId?: string | null;
+  readonly namespaceKey?: string | null;
+  readonly flagKey?: string | null;
+  readonly entityId?: string | null;
+  readonly context?: InputContext | null;
+}
+
+export interface BatchEvaluationInput {
+  readonly requestId?: string | null;
+  readonly requests?: readonly EvaluationInput[] | null;
+}
+
+export interface LegacyBatchEvaluationInput {
+  readonly requestId?: string | null;
+  readonly requests?: readonly EvaluationInput[] | null;
+  readonly excludeNotFound?: boolean | null;
+  readonly namespaceKey?: string | null;
+}
+
+interface Stamped {
+  requestId: string;
+  requestDurationMillis: number;
+  timestamp: string;
+}
+
+/** Flipt's BooleanEvaluationResponse (wire order), plus `explain` when asked for. */
+export interface BooleanEvaluationResponse extends Stamped {
+  enabled: boolean;
+  reason: EvaluationReason;
+  flagKey: string;
+  segmentKeys: readonly string[];
+  explain?: unknown;
+}
+
+/** Flipt's VariantEvaluationResponse (wire order), plus `explain` when asked for. */
+export interface VariantEvaluationResponse extends Stamped {
+  match: boolean;
+  segmentKeys: readonly string[];
+  reason: EvaluationReason;
+  variantKey: string;
+  variantAttachment: string;
+  flagKey: string;
+  explain?: unknown;
+}
+
+export type BatchItemResponse =
+  | { type: 'BOOLEAN_EVALUATION_RESPONSE_TYPE'; booleanResponse: BooleanEvaluationResponse }
+  | { type: 'VARIANT_EVALUATION_RESPONSE_TYPE'; variantResponse: VariantEvaluationResponse }
+  | {
+      type: 'ERROR_EVALUATION_RESPONSE_TYPE';
+      errorResponse: { flagKey: string; namespaceKey: string; reason: 'NOT_FOUND_ERROR_EVALUATION_REASON' };
+    };
+
+export interface BatchEvaluationResponse {
+  requestId: string;
+  responses: BatchItemResponse[];
+  requestDurationMillis: number;
+}
+
+/** Flipt's legacy flipt.EvaluationResponse (§1.7), wire order. */
+export interface LegacyEvaluationResponse {
+  requestId: string;
+  entityId: string;
+  requestContext: Record<string, string>;
+  match: boolean;
+  flagKey: string;
+  segmentKey: string;
+  timestamp: string;
+  value: string;
+  requestDurationMillis: number;
+  attachment: string;
+  reason: EvaluationReason;
+  namespaceKey: string;
+  segmentKeys: readonly string[];
+}
+
+export interface LegacyBatchEvaluationResponse {
+  requestId: string;
+  responses: LegacyEvaluationResponse[];
+  requestDurationMillis: number;
+}
+
+export interface EvaluationServiceOptions {
+  /** Most items one batch may hold (evaluation.batch_limit); more is 400. */
+  batchLimit: number;
+  metrics?: Metrics;
+  tracing?: Tracing;
+}
+
+// The timestamp is the same string for every request that ends within one millisecond: build it
+// once per millisecond instead of once per request.
+let stampMillis = -1;
+let stampText = '';
+
+/** The current time as RFC 3339 UTC, millisecond precision (protojson accepts 0/3/6/9 digits). */
+export function currentTimestamp(): string {
+  const now = Date.now();
+  if (now !== stampMillis) {
+    stampMillis = now;
+    stampText = new Date(now).toISOString();
+  }
+  return stampText;
+}
+
+function orEmpty(value: string | null | undefined): string {
+  return value ?? '';
+}
+
+function contextOf(input: EvaluationInput): EvaluationContext {
+  // null values stay as they are: the engine reads a non-string value as "" (Flipt's null → "").
+  return (input.context ?? EMPTY_CONTEXT) as EvaluationContext;
+}
+
+/** A context with null values turned into "", for echoing it back (legacy `requestContext`). */
+function echoContext(context: InputContext | null | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (context) for (const key of Object.keys(context)) out[key] = context[key] ?? '';
+  return out;
+}
+
+/** The explanation without its `result`: the response's own fields already carry it. */
+function withoutResult<T extends { result: unknown }>(explanation: T): Omit<T, 'result'> {
+  const { result: _result, ...rest } = explanation;
+  return rest;
+}
+
+export class EvaluationService {
+  readonly #snapshots: SnapshotCache;
+  readonly #batchLimit: number;
+  /** Undefined when metrics are off, so the hot path does not even build label objects. */
+  readonly #metrics: Metrics | undefined;
+  readonly #tracing: Tracing | undefined;
+
+  constructor(snapshots: SnapshotCache, options: EvaluationServiceOptions) {
+    this.#snapshots = snapshots;
+    this.#batchLimit = options.batchLimit;
+    this.#metrics = options.metrics?.enabled ? options.metrics : undefined;
+    this.#tracing = options.tracing?.enabled ? options.tracing : undefined;
+  }
+
+  get batchLimit(): number {
+    return this.#batchLimit;
+  }
+
+  /**
+   * The namespace's snapshot: the held one without waiting (the hot path), else a promise of it
+   * loaded and compiled. A namespace that does not exist has an empty snapshot (revision '').
+   */
+  snapshot(namespaceKey: string): NamespaceSnapshot | Promise<NamespaceSnapshot> {
+    return this.#snapshots.get(namespaceKey);
+  }
+
+  /** The namespace's snapshot as a promise: loads and compiles it unless it is held. */
+  loadSnapshot(namespaceKey: string): Promise<NamespaceSnapshot> {
+    return Promise.resolve(this.#snapshots.get(namespaceKey));
+  }
+
+  /** The snapshot held right now, or undefined (never loads). */
+  heldSnapshot(namespaceKey: string): NamespaceSnapshot | undefined {
+    return this.#snapshots.peek(namespaceKey);
+  }
+
+  /**
+   * The namespace's uncompiled source (shared store, else the database): for the client-side
+   * snapshot, which shows what compilation leaves out. Undefined when the namespace does not exist.
+   */
+  source(namespaceKey: string): Promise<NamespaceSource | undefined> {
+    return this.#snapshots.source(namespaceKey);
+  }
+
+  /** POST /evaluate/v1/boolean on a resolved snapshot. `started` is performance.now() at request start. */
+  boolean(
+    snapshot: NamespaceSnapshot,
+    input: EvaluationInput,
+    started: number,
+    explain = false,
+    defaultRequestId?: string,
+  ): BooleanEvaluationResponse {
+    const flagKey = orEmpty(input.flagKey);
+    const entityId = orEmpty(input.entityId);
+    const context = contextOf(input);
+    const result = this.#run(snapshot, flagKey, 'boolean', () => evaluateBoolean(snapshot, flagKey, entityId, context));
+    const response: BooleanEvaluationResponse = {
+      enabled: result.enabled,
+      reason: result.reason,
+      requestId: input.requestId || defaultRequestId || randomUUID(),
+      requestDurationMillis: 0,
+      timestamp: '',
+      flagKey: result.flagKey,
+      segmentKeys: result.segmentKeys,
+    };
+    if (explain) response.explain = withoutResult(explainBoolean(snapshot, flagKey, entityId, context));
+    response.requestDurationMillis = performance.now() - started;
+    response.timestamp = currentTimestamp();
+    return response;
+  }
+
+  /** POST /evaluate/v1/variant on a resolved snapshot. */
+  variant(
+    snapshot: NamespaceSnapshot,
+    input: EvaluationInput,
+    started: number,
+    explain = false,
+    defaultRequestId?: string,
+  ): VariantEvaluationResponse {
+    const flagKey = orEmpty(input.flagKey);
+    const entityId = orEmpty(input.entityId);
+    const context = contextOf(input);
+    const result = this.#run(snapshot, flagKey, 'variant', () => evaluateVariant(snapshot, flagKey, entityId, context));
+    const response: VariantEvaluationResponse = {
+      match: result.match,
+      segmentKeys: result.segmentKeys,
+      reason: result.reason,
+      variantKey: result.variantKey,
+      variantAttachment: result.variantAttachment,
+      requestId: input.requestId || defaultRequestId || randomUUID(),
+      requestDurationMillis: 0,
+      timestamp: '',
+      flagKey: result.flagKey,
+    };
+    if (explain) response.explain = withoutResult(explainVariant(snapshot, flagKey, entityId, context));
+    response.requestDurationMillis = performance.now() - started;
+    response.timestamp = currentTimestamp();
+    return response;
+  }
+
+  /**
+   * POST /evaluate/v1/batch: one item per request item, in order, across namespaces. A missing flag
+   * (or namespace) is an error item echoing the namespace as sent; any other error fails the batch.
+   */
+  batch(
+    input: BatchEvaluationInput,
+    started: number,
+    defaultRequestId?: string,
+  ): BatchEvaluationResponse | Promise<BatchEvaluationResponse> {
+    const requests = input.requests ?? [];
+    this.#checkBatchSize(requests.length);
+    const requestId = input.requestId || defaultRequestId || randomUUID();
+    const snapshots = this.#resolveAll(requests);
+    if (snapshots instanceof Promise) {
+      return snapshots.then((resolved) => this.#batch(requestId, requests, resolved, started));
+    }
+    return this.#batch(requestId, requests, snapshots, started);
+  }
+
+  /**
+   * One flag of either type (OFREP): the type decides the evaluator. Throws NotFoundError
+   * (`flag "<ns>/<key>" not found`) for a missing flag.
+   */
+  flag(snapshot: NamespaceSnapshot, flagKey: string, entityId: string, context: EvaluationContext): FlagEvaluation {
+    const item = this.#evaluateItem(snapshot, flagKey, entityId, context);
+    if (item.type === 'ERROR_EVALUATION_RESPONSE_TYPE') {
+      this.#metrics?.evaluationError('flag_not_found');
+      throw new NotFoundError(`flag "${snapshot.namespaceKey}/${flagKey}"`);
+    }
+    return item;
+  }
+
+  /** POST /api/v1/evaluate (legacy, variant flags only): validates flagKey and entityId first. */
+  legacy(
+    snapshot: NamespaceSnapshot,
+    input: EvaluationInput,
+    started: number,
+    defaultRequestId?: string,
+  ): LegacyEvaluationResponse {
+    const flagKey = orEmpty(input.flagKey);
+    const entityId = orEmpty(input.entityId);
+    if (flagKey === '') throw new ValidationError('flagKey', 'must not be empty');
+    if (entityId === '') throw new ValidationError('entityId', 'must not be empty');
+    const context = contextOf(input);
+    const result = this.#run(snapshot, flagKey, 'variant', () => evaluateVariant(snapshot, flagKey, entityId, context));
+    const response = this.#legacyResponse(
+      input,
+      orEmpty(input.namespaceKey),
+      result,
+      input.requestId || defaultRequestId || randomUUID(),
+    );
+    response.requestDurationMillis = performance.now() - started;
+    response.timestamp = currentTimestamp();
+    return response;
+  }
+
+  /**
+   * POST /api/v1/batch-evaluate (legacy): one namespace for all items (an item may only repeat it), a
+   * missing flag fails the batch unless `excludeNotFound`, items carry no request id or duration.
+   */
+  legacyBatch(
+    snapshot: NamespaceSnapshot,
+    input: LegacyBatchEvaluationInput,
+    started: number,
+    defaultRequestId?: string,
+  ): LegacyBatchEvaluationResponse {
+    const namespaceKey = snapshot.namespaceKey;
+    const requests = input.requests ?? [];
+    this.#checkBatchSize(requests.length);
+    const responses: LegacyEvaluationResponse[] = [];
+    for (const item of requests) {
+      const itemNamespace = orEmpty(item.namespaceKey);
+      if (itemNamespace !== '' && itemNamespace !== namespaceKey) {
+        throw new ValidationError('namespace_key', 'must be the same for all requests if specified');
+      }
+      const flagKey = orEmpty(item.flagKey);
+      if (input.excludeNotFound && !snapshot.flags.has(flagKey)) continue;
+      const entityId = orEmpty(item.entityId);
+      const context = contextOf(item);
+      const result = this.#run(snapshot, flagKey, 'variant', () => evaluateVariant(snapshot, flagKey, entityId, context));
+      responses.push(this.#legacyResponse(item, namespaceKey, result, ''));
+    }
+    const timestamp = currentTimestamp();
+    for (const r of responses) r.timestamp = timestamp;
+    return {
+      requestId: input.requestId || defaultRequestId || randomUUID(),
+      responses,
+      requestDurationMillis: performance.now() - started,
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  #checkBatchSize(count: number): void {
+    if (count > this.#batchLimit) {
+      throw new ValidationError('requests', `must contain at most ${this.#batchLimit} items (got ${count})`);
+    }
+  }
+
+  /** Each item's snapshot, without waiting when every namespace is held. */
+  #resolveAll(requests: readonly EvaluationInput[]): NamespaceSnapshot[] | Promise<NamespaceSnapshot[]> {
+    const snapshots = new Array<NamespaceSnapshot>(requests.length);
+    let missing: Set<string> | undefined;
+    let lastKey: string | undefined;
+    let last: NamespaceSnapshot | undefined;
+    for (let i = 0; i < requests.length; i++) {
+      const key = requests[i]?.namespaceKey || DEFAULT_NAMESPACE;
+      if (key !== lastKey) {
+        lastKey = key;
+        last = this.#snapshots.peek(key);
+      }
+      if (last === undefined) (missing ??= new Set()).add(key);
+      else snapshots[i] = last;
+    }
+    if (missing === undefined) return snapshots;
+    const keys = [...missing];
+    return Promise.all(keys.map((key) => this.#snapshots.get(key))).then((loaded) => {
+      const byKey = new Map(keys.map((key, i) => [key, loaded[i] as NamespaceSnapshot]));
+      for (let i = 0; i < requests.length; i++) {
+        if (snapshots[i] === undefined) {
+          snapshots[i] = byKey.get(requests[i]?.namespaceKey || DEFAULT_NAMESPACE) as NamespaceSnapshot;
+        }
+      }
+      return snapshots;
+    });
+  }
+
+  #batch(
+    requestId: string,
+    requests: readonly EvaluationInput[],
+    snapshots: readonly NamespaceSnapshot[],
+    started: number,
+  ): BatchEvaluationResponse {
+    const count = requests.length;
+    const items = new Array<FlagEvaluation>(count);
+    for (let i = 0; i < count; i++) {
+      const request = requests[i] as EvaluationInput;
+      items[i] = this.#evaluateItem(
+        snapshots[i] as NamespaceSnapshot,
+        orEmpty(request.flagKey),
+        orEmpty(request.entityId),
+        contextOf(request),
+      );
+    }
+    // Every item carries the batch's duration and end time (Flipt stamps them after the batch).
+    const requestDurationMillis = performance.now() - started;
+    const timestamp = currentTimestamp();
+    const responses = new Array<BatchItemResponse>(count);
+    for (let i = 0; i < count; i++) {
+      const item = items[i] as FlagEvaluation;
+      const requestId = orEmpty((requests[i] as EvaluationInput).requestId);
+      switch (item.type) {
+        case 'BOOLEAN_EVALUATION_RESPONSE_TYPE': {
+          const r = item.booleanResponse;
+          responses[i] = {
+            type: item.type,
+            booleanResponse: {
+              enabled: r.enabled,
+              reason: r.reason,
+              requestId,
+              requestDurationMillis,
+              timestamp,
+              flagKey: r.flagKey,
+              segmentKeys: r.segmentKeys,
+            },
+          };
+          break;
+        }
+        case 'VARIANT_EVALUATION_RESPONSE_TYPE': {
+          const r = item.variantResponse;
+          responses[i] = {
+            type: item.type,
+            variantResponse: {
+              match: r.match,
+              segmentKeys: r.segmentKeys,
+              reason: r.reason,
+              variantKey: r.variantKey,
+              variantAttachment: r.variantAttachment,
+              requestId,
+              requestDurationMillis,
+              timestamp,
+              flagKey: r.flagKey,
+            },
+          };
+          break;
+        }
+        default:
+          responses[i] = {
+            type: item.type,
+            errorResponse: {
+              flagKey: item.errorResponse.flagKey,
+              // As the request sent it, possibly "" (§1.6).
+              namespaceKey: orEmpty((requests[i] as EvaluationInput).namespaceKey),
+              reason: item.errorResponse.reason,
+            },
+          };
+      }
+    }
+    return { requestId, responses, requestDurationMillis };
+  }
+
+  /** One flag of either type; a missing flag is an ERROR item. Records metrics (and a span when tracing). */
+  #evaluateItem(snapshot: NamespaceSnapshot, flagKey: string, entityId: string, context: EvaluationContext): FlagEvaluation {
+    const tracing = this.#tracing;
+    let item: FlagEvaluation;
+    try {
+      item =
+        tracing === undefined
+          ? evaluateFlag(snapshot, flagKey, entityId, context)
+          : tracing.withEvaluationSpan({ namespace: snapshot.namespaceKey, flag: flagKey }, () =>
+              evaluateFlag(snapshot, flagKey, entityId, context),
+            );
+    } catch (err) {
+      this.#metrics?.evaluationError(evaluationErrorKind(err));
+      throw err;
+    }
+    const metrics = this.#metrics;
+    if (metrics !== undefined) {
+      if (item.type === 'BOOLEAN_EVALUATION_RESPONSE_TYPE') this.#record(metrics, snapshot, 'boolean', item.booleanResponse);
+      else if (item.type === 'VARIANT_EVALUATION_RESPONSE_TYPE') this.#record(metrics, snapshot, 'variant', item.variantResponse);
+      else metrics.evaluationError('flag_not_found');
+    }
+    return item;
+  }
+
+  /** Runs one typed evaluation with metrics and (when tracing) a span. */
+  #run<T extends BooleanEvaluation | VariantEvaluation>(
+    snapshot: NamespaceSnapshot,
+    flagKey: string,
+    type: 'boolean' | 'variant',
+    evaluate: () => T,
+  ): T {
+    let result: T;
+    try {
+      result =
+        this.#tracing === undefined
+          ? evaluate()
+          : this.#tracing.withEvaluationSpan({ namespace: snapshot.namespaceKey, flag: flagKey, type }, evaluate);
+    } catch (err) {
+      this.#metrics?.evaluationError(evaluationErrorKind(err));
+      throw err;
+    }
+    if (this.#metrics !== undefined) this.#record(this.#metrics, snapshot, type, result);
+    return result;
+  }
+
+  #record(
+    metrics: Metrics,
+    snapshot: NamespaceSnapshot,
+    type: 'boolean' | 'variant',
+    result: BooleanEvaluation | VariantEvaluation,
+  ): void {
+    metrics.recordEvaluation({
+      namespace: snapshot.namespaceKey,
+      flag: result.flagKey,
+      type,
+      reason: result.reason,
+      match: 'match' in result ? result.match : result.reason === 'MATCH_EVALUATION_REASON',
+    });
+  }
+
+  #legacyResponse(
+    input: EvaluationInput,
+    namespaceKey: string,
+    result: VariantEvaluation,
+    requestId: string,
+  ): LegacyEvaluationResponse {
+    return {
+      requestId,
+      entityId: orEmpty(input.entityId),
+      requestContext: echoContext(input.context),
+      match: result.match,
+      flagKey: orEmpty(input.flagKey),
+      segmentKey: result.segmentKeys[0] ?? '',
+      timestamp: '',
+      value: result.variantKey,
+      requestDurationMillis: 0,
+      attachment: result.variantAttachment,
+      reason: result.reason,
+      namespaceKey,
+      segmentKeys: result.segmentKeys,
+    };
+  }
+}
