@@ -1,0 +1,98 @@
+// Browser and build helpers for the dashboard end-to-end tests: Debian's chromium driven by
+// playwright-core (never a downloaded browser), a fresh profile per run, and screenshots under
+// test-results/.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { ROOT } from '../helpers/process.js';
+
+export const CHROMIUM = process.env.VEXIL_TEST_CHROMIUM || '/usr/bin/chromium';
+
+/** Why the e2e suite cannot run here, or undefined when it can. */
+export function browserSkipReason(): string | undefined {
+  return existsSync(CHROMIUM)
+    ? undefined
+    : `chromium not found at ${CHROMIUM} (install Debian's chromium or set VEXIL_TEST_CHROMIUM)`;
+}
+
+export const SCREENSHOTS = join(ROOT, 'test-results', 'e2e');
+
+let built = false;
+
+/**
+ * Builds the dashboard into ui/dist, so the server under test serves the current source. The build
+ * goes to a temp folder first and is swapped in, so a server running meanwhile never sees a half-empty
+ * ui/dist. Once per test process.
+ */
+export function buildDashboard(): void {
+  if (built) return;
+  const staging = `.dist-e2e-${process.pid}`;
+  const result = spawnSync(
+    join(ROOT, 'node_modules/.bin/vite'),
+    ['build', '--config', 'ui/vite.config.ts', '--outDir', staging, '--emptyOutDir', '--logLevel', 'warn'],
+    { cwd: ROOT, encoding: 'utf8', timeout: 120_000 },
+  );
+  if (result.status !== 0) throw new Error(`vite build failed: ${result.stderr || result.stdout || result.error}`);
+  const dist = join(ROOT, 'ui', 'dist');
+  const old = join(ROOT, 'ui', `.dist-old-${process.pid}`);
+  if (existsSync(dist)) renameSync(dist, old);
+  renameSync(join(ROOT, 'ui', staging), dist);
+  rmSync(old, { recursive: true, force: true });
+  built = true;
+}
+
+export interface Browser {
+  context: BrowserContext;
+  page: Page;
+  /** Problems the page reported (uncaught errors, CSP violations, console errors). */
+  problems: string[];
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(viewport = { width: 1280, height: 800 }): Promise<Browser> {
+  const profile = mkdtempSync(join(tmpdir(), 'vexil-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    // 401/404 answers the app expects and handles show up as console errors of the resource load.
+    if (msg.type() === 'error' && !/Failed to load resource/.test(msg.text())) problems.push(`console: ${msg.text()}`);
+  });
+  return {
+    context,
+    page,
+    problems,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A full-page screenshot at test-results/e2e/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  // Let notices and transitions settle so the picture shows the state, not an animation frame.
+  await page.waitForLoadState('networkidle');
+  // The sidebar is sticky: from the top, a full-page picture shows it where a person sees it.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,135 @@
+// The one place the dashboard talks HTTP: JSON in and out, the bearer token from this browser tab's
+// session, Flipt's error body turned into an ApiError, and every 401 reported to whoever listens
+// (the login prompt).
+
+import type { ErrorBody } from './types.js';
+
+const TOKEN_KEY = 'vexil.token';
+
+/** The failure of one API call, carrying Flipt's `{code, message, details}` when the server sent it. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: number;
+  readonly details: unknown[];
+
+  constructor(status: number, body: Partial<ErrorBody> & { message: string }) {
+    super(body.message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = body.code ?? 0;
+    this.details = body.details ?? [];
+  }
+
+  /**
+   * The request field the server blamed, so a form can show the message beside it: Flipt's
+   * `invalid field <name>: …`, or `"x" is not unique` (the key).
+   */
+  get field(): string | undefined {
+    const m2 = /^invalid field ([A-Za-z.]+)/.exec(this.message);
+    if (m2) return m2[1];
+    const byMessage: [RegExp, string][] = [
+      [/ is not unique/, 'key'],
+      [/contains invalid characters/, 'key'],
+      [/^constraint operator /, 'operator'],
+      [/^parsing datetime/, 'value'],
+      [/^invalid value provided for property/, 'value'],
+      [/^too many values provided/, 'value'],
+      [/^property is .* instead of/, 'property'],
+    ];
+    return byMessage.find(([re]) => re.test(this.message))?.[1];
+  }
+}
+
+type UnauthorizedListener = () => void;
+const unauthorizedListeners = new Set<UnauthorizedListener>();
+
+/** Called on every 401 from the API; returns the unsubscribe function. */
+export function onUnauthorized(listener: UnauthorizedListener): () => void {
+  unauthorizedListeners.add(listener);
+  return () => unauthorizedListeners.delete(listener);
+}
+
+// sessionStorage can be unavailable (privacy modes); the token then lives only in memory.
+let memoryToken: string | null = null;
+
+export function getToken(): string | null {
+  try {
+    return sessionStorage.getItem(TOKEN_KEY);
+  } catch {
+    return memoryToken;
+  }
+}
+
+export function setToken(token: string | null): void {
+  memoryToken = token;
+  try {
+    if (token) sessionStorage.setItem(TOKEN_KEY, token);
+    else sessionStorage.removeItem(TOKEN_KEY);
+  } catch {
+    // memory only
+  }
+}
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface RequestOptions {
+  query?: Query;
+  body?: unknown;
+  signal?: AbortSignal;
+  /** Do not announce a 401 to the login prompt (used to test a token before keeping it). */
+  quiet401?: boolean;
+  /** A token to use instead of the stored one. */
+  token?: string;
+}
+
+export function withQuery(path: string, query?: Query): string {
+  if (!query) return path;
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') params.set(k, String(v));
+  const qs = params.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+async function errorFromResponse(res: Response): Promise<ApiError> {
+  const text = await res.text().catch(() => '');
+  try {
+    const body = JSON.parse(text) as Partial<ErrorBody>;
+    if (body && typeof body.message === 'string') return new ApiError(res.status, { ...body, message: body.message });
+  } catch {
+    // not JSON: fall through
+  }
+  const message = text.trim().slice(0, 300) || `${res.status} ${res.statusText || 'request failed'}`;
+  return new ApiError(res.status, { message });
+}
+
+export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  const token = options.token ?? getToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(withQuery(path, options.query), {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: options.signal,
+      credentials: 'same-origin',
+    });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError(0, { message: 'The server could not be reached. Check your connection and try again.' });
+  }
+  if (!res.ok) {
+    const error = await errorFromResponse(res);
+    if (res.status === 401 && !options.quiet401) for (const listener of unauthorizedListeners) listener();
+    throw error;
+  }
+  const text = await res.text();
+  if (!text) return {} as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new ApiError(res.status, { message: 'The server sent a response that is not JSON.' });
+  }
+}

@@ -1,0 +1,105 @@
+// Whether the server wants a token, and the token of this browser tab. The server says so in
+// GET /meta/info (authentication.required), or by answering 401; either way the login prompt appears,
+// and a 401 later (token deleted or expired) brings it back.
+
+import { useQueryClient } from '@tanstack/react-query';
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import { getMetaInfo, getSelf } from '../../api/api.js';
+import { ApiError, getToken, onUnauthorized, setToken } from '../../api/client.js';
+
+export interface AuthState {
+  /** undefined until /meta/info has answered. */
+  required: boolean | undefined;
+  needLogin: boolean;
+  /** Why the prompt is shown again (a rejected or expired token). */
+  reason?: string;
+  hasToken: boolean;
+  login(token: string): Promise<void>;
+  logout(): void;
+}
+
+const AuthContext = createContext<AuthState | null>(null);
+
+export function AuthProvider({ children }: { children: ReactNode }) {
+  const queryClient = useQueryClient();
+  const [required, setRequired] = useState<boolean | undefined>(undefined);
+  const [needLogin, setNeedLogin] = useState(false);
+  const [reason, setReason] = useState<string | undefined>();
+  const [hasToken, setHasToken] = useState(() => Boolean(getToken()));
+
+  useEffect(() => {
+    const controller = new AbortController();
+    getMetaInfo(controller.signal)
+      .then((info) => setRequired(Boolean(info.authentication?.required)))
+      .catch((err: unknown) => {
+        if ((err as Error).name === 'AbortError') return;
+        if (err instanceof ApiError && err.status === 401) {
+          setRequired(true);
+          setNeedLogin(true);
+          if (getToken()) setReason('Your token was not accepted. It may have expired or been deleted.');
+        } else {
+          // Without /meta/info we cannot know in advance; a 401 from any call will still ask for a token.
+          setRequired(false);
+        }
+      });
+    return () => controller.abort();
+  }, []);
+
+  useEffect(
+    () =>
+      onUnauthorized(() => {
+        setRequired(true);
+        setNeedLogin(true);
+        setReason(getToken() ? 'Your token was not accepted. It may have expired or been deleted.' : undefined);
+      }),
+    [],
+  );
+
+  const login = useCallback(
+    async (token: string) => {
+      const trimmed = token.trim();
+      if (!trimmed) throw new ApiError(0, { message: 'Enter a token.' });
+      try {
+        await getSelf(trimmed);
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 401) {
+          throw new ApiError(401, {
+            code: 16,
+            message: 'This token was not accepted. Check that it is complete and has not expired.',
+          });
+        }
+        // Any other answer (e.g. the endpoint is not there) does not prove the token wrong; the next
+        // API call will tell.
+        if (!(err instanceof ApiError) || err.status === 0) throw err;
+      }
+      setToken(trimmed);
+      setHasToken(true);
+      setNeedLogin(false);
+      setReason(undefined);
+      await queryClient.invalidateQueries();
+    },
+    [queryClient],
+  );
+
+  const logout = useCallback(() => {
+    setToken(null);
+    setHasToken(false);
+    queryClient.clear();
+    if (required) {
+      setReason(undefined);
+      setNeedLogin(true);
+    }
+  }, [queryClient, required]);
+
+  const value = useMemo<AuthState>(
+    () => ({ required, needLogin, reason, hasToken, login, logout }),
+    [required, needLogin, reason, hasToken, login, logout],
+  );
+  return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
+}
+
+export function useAuth(): AuthState {
+  const state = useContext(AuthContext);
+  if (!state) throw new Error('useAuth outside AuthProvider');
+  return state;
+}

@@ -1,0 +1,88 @@
+// Asks for an API token when the server requires authentication. The token stays in this tab's
+// sessionStorage only and is sent as `Authorization: Bearer <token>`. On first visit (or after
+// signing out) this is the whole page; when a token stops working mid-session it is a modal over the
+// page, so nothing the operator was typing is lost and the action can be retried after signing in.
+
+import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { ErrorNote } from '../../components/error-note.js';
+import { TextField } from '../../components/field.js';
+import { useAuth } from './auth-context.js';
+
+function LoginForm({ titleId }: { titleId: string }) {
+  const { login, reason } = useAuth();
+  const [token, setTokenText] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await login(token);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="login-form" onSubmit={submit} aria-labelledby={titleId}>
+      <p className="brand brand-large">Vexil</p>
+      <h1 id={titleId}>Sign in with a token</h1>
+      <p>This server requires authentication. Paste an API token (ask an administrator for one).</p>
+      {reason ? (
+        <p className="warning" role="alert">
+          {reason}
+        </p>
+      ) : null}
+      <TextField
+        label="API token"
+        type="password"
+        value={token}
+        onChange={setTokenText}
+        autoComplete="off"
+        autoFocus
+        required
+        hint="Kept only in this browser tab until you close it or sign out."
+      />
+      <ErrorNote error={error} />
+      <button type="submit" className="btn btn-primary" disabled={busy}>
+        {busy ? 'Checking…' : 'Sign in'}
+      </button>
+    </form>
+  );
+}
+
+export function LoginScreen() {
+  return (
+    <main className="login" id="main">
+      <div className="card login-card">
+        <LoginForm titleId="login-title" />
+      </div>
+    </main>
+  );
+}
+
+export function LoginDialog() {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) {
+      if (typeof dialog.showModal === 'function') dialog.showModal();
+      else dialog.setAttribute('open', '');
+    }
+  }, []);
+  return (
+    // Escape does not dismiss it: without a token every call would fail again.
+    <dialog
+      ref={ref}
+      className="dialog login-dialog"
+      aria-labelledby="login-dialog-title"
+      onCancel={(e) => e.preventDefault()}
+    >
+      <LoginForm titleId="login-dialog-title" />
+    </dialog>
+  );
+}

@@ -1,0 +1,121 @@
+// One flag: header with its state switch and actions, then tabs for details/variants and for the
+// targeting (rules for variant flags, rollouts for boolean flags).
+
+import { useQueryClient } from '@tanstack/react-query';
+import * as api from '../../api/api.js';
+import { ApiError } from '../../api/client.js';
+import { keys, useFlag } from '../../api/queries.js';
+import { DeleteButton } from '../../components/confirm-dialog.js';
+import { EmptyState } from '../../components/empty-state.js';
+import { ErrorNote } from '../../components/error-note.js';
+import { Loading } from '../../components/loading.js';
+import { useNotify } from '../../components/notices.js';
+import { PageHeader } from '../../components/page-header.js';
+import { Tabs } from '../../components/tabs.js';
+import { formatDate } from '../../lib/format.js';
+import { Link, navigate, paths } from '../../lib/router.js';
+import { RolloutsTab } from '../rollouts/rollouts-tab.js';
+import { RulesTab } from '../rules/rules-tab.js';
+import { TypeBadge } from './flag-badges.js';
+import { FlagDetailsForm } from './flag-details-form.js';
+import { FlagEnabledToggle } from './flag-enabled-toggle.js';
+import { VariantsSection } from './variants-section.js';
+
+export function FlagPage({ ns, flagKey, tab }: { ns: string; flagKey: string; tab: 'details' | 'rules' | 'rollouts' }) {
+  const flag = useFlag(ns, flagKey);
+  const queryClient = useQueryClient();
+  const notify = useNotify();
+
+  if (flag.isPending) return <Loading label="Loading flag…" />;
+  if (flag.error) {
+    const missing = flag.error instanceof ApiError && flag.error.status === 404;
+    return (
+      <>
+        <PageHeader title={flagKey} crumbs={[{ label: 'Flags', to: paths.flags(ns) }]} />
+        {missing ? (
+          <EmptyState title="This flag does not exist">
+            <p>It may have been deleted, or it lives in another namespace.</p>
+            <Link to={paths.flags(ns)}>Back to flags</Link>
+          </EmptyState>
+        ) : (
+          <ErrorNote error={flag.error} />
+        )}
+      </>
+    );
+  }
+
+  const f = flag.data;
+  const boolean = f.type === 'BOOLEAN_FLAG_TYPE';
+  const targetingTab = boolean ? 'rollouts' : 'rules';
+  const current = tab === 'details' ? paths.flag(ns, f.key) : paths.flag(ns, f.key, targetingTab);
+
+  return (
+    <>
+      <PageHeader
+        title={f.name || f.key}
+        badge={<TypeBadge type={f.type} />}
+        crumbs={[{ label: 'Flags', to: paths.flags(ns) }]}
+        actions={
+          <>
+            <Link to={paths.console(ns, f.key)} className="btn">
+              Try in console
+            </Link>
+            <DeleteButton
+              label="Delete flag"
+              title={`Delete flag "${f.key}"?`}
+              onConfirm={async () => {
+                await api.deleteFlag(ns, f.key);
+                queryClient.removeQueries({ queryKey: keys.flag(ns, f.key) });
+                await queryClient.invalidateQueries({ queryKey: keys.flags(ns) });
+                notify(`Flag "${f.key}" deleted`);
+                navigate(paths.flags(ns));
+              }}
+            >
+              <p>
+                Its variants, {boolean ? 'rollouts' : 'rules'} and history are deleted. Applications asking for{' '}
+                <code>{f.key}</code> will get "not found". This cannot be undone.
+              </p>
+            </DeleteButton>
+          </>
+        }
+      />
+      <div className="flag-summary card">
+        <FlagEnabledToggle flag={f} />
+        <dl className="facts">
+          <div>
+            <dt>Key</dt>
+            <dd>
+              <code className="key">{f.key}</code>
+            </dd>
+          </div>
+          <div>
+            <dt>Namespace</dt>
+            <dd>{ns}</dd>
+          </div>
+          <div>
+            <dt>Updated</dt>
+            <dd>{formatDate(f.updatedAt)}</dd>
+          </div>
+        </dl>
+      </div>
+      <Tabs
+        label="Flag sections"
+        current={current}
+        tabs={[
+          { to: paths.flag(ns, f.key), label: boolean ? 'Details' : 'Details and variants' },
+          { to: paths.flag(ns, f.key, targetingTab), label: boolean ? 'Rollouts' : 'Rules' },
+        ]}
+      />
+      {tab === 'details' ? (
+        <div className="stack">
+          <FlagDetailsForm flag={f} />
+          {boolean ? null : <VariantsSection flag={f} />}
+        </div>
+      ) : boolean ? (
+        <RolloutsTab flag={f} />
+      ) : (
+        <RulesTab flag={f} />
+      )}
+    </>
+  );
+}

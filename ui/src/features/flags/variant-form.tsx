@@ -1,0 +1,84 @@
+// Create or edit a variant: key, name, description and a JSON attachment checked as you type.
+
+import { type FormEvent, useState } from 'react';
+import type { VariantInput } from '../../api/api.js';
+import type { Variant } from '../../api/types.js';
+import { ErrorNote, fieldError, formError } from '../../components/error-note.js';
+import { TextAreaField, TextField } from '../../components/field.js';
+import { JsonEditor, jsonProblem } from '../../components/json-editor.js';
+import { compactJson, prettyJson } from '../../lib/json.js';
+
+interface VariantFormProps {
+  initial?: Variant;
+  onSave: (input: VariantInput) => Promise<unknown>;
+  onCancel: () => void;
+}
+
+export function VariantForm({ initial, onSave, onCancel }: VariantFormProps) {
+  const [key, setKey] = useState(initial?.key ?? '');
+  const [name, setName] = useState(initial?.name ?? '');
+  const [description, setDescription] = useState(initial?.description ?? '');
+  const [attachment, setAttachment] = useState(prettyJson(initial?.attachment ?? ''));
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [submitted, setSubmitted] = useState(false);
+
+  const keyIssue = key.trim() ? undefined : 'Required.';
+  const attachmentIssue = jsonProblem(attachment);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setSubmitted(true);
+    if (keyIssue || attachmentIssue) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await onSave({
+        key: key.trim(),
+        name,
+        description,
+        attachment: attachment.trim() ? compactJson(attachment) : '',
+      });
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const title = initial ? `Edit variant ${initial.key}` : 'New variant';
+  return (
+    <form className="card form form-nested" onSubmit={submit} aria-label={title} noValidate>
+      <h3>{title}</h3>
+      <div className="grid-2">
+        <TextField
+          label="Key"
+          value={key}
+          onChange={setKey}
+          required
+          autoFocus
+          hint="What evaluations return, e.g. blue."
+          error={(submitted ? keyIssue : undefined) ?? fieldError(error, 'key')}
+        />
+        <TextField label="Name" value={name} onChange={setName} error={fieldError(error, 'name')} />
+      </div>
+      <TextAreaField label="Description" value={description} onChange={setDescription} rows={2} />
+      <JsonEditor
+        label="Attachment"
+        value={attachment}
+        onChange={setAttachment}
+        hint='Optional JSON sent with the variant, e.g. {"color": "#00f"}.'
+        serverError={fieldError(error, 'attachment')}
+      />
+      <ErrorNote error={formError(error, 'key', 'name', 'attachment')} />
+      <div className="actions">
+        <button type="button" className="btn" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" className="btn btn-primary" disabled={busy || Boolean(attachmentIssue)}>
+          {busy ? 'Saving…' : initial ? 'Save variant' : 'Add variant'}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,78 @@
+// The frame of every page: skip link, sidebar (brand, namespace switcher, navigation) and the main area.
+// On narrow screens the sidebar becomes a top bar (styles.css).
+
+import type { ReactNode } from 'react';
+import { useNamespaces } from '../../api/queries.js';
+import { Link, paths, useLocation } from '../../lib/router.js';
+import { useAuth } from '../auth/auth-context.js';
+import { NamespaceSwitcher } from './namespace-switcher.js';
+
+function NavLink({ to, children, match }: { to: string; children: ReactNode; match: (p: string) => boolean }) {
+  const { pathname } = useLocation();
+  const current = match(pathname);
+  return (
+    <Link to={to} className={current ? 'nav-link nav-current' : 'nav-link'} aria-current={current ? 'page' : undefined}>
+      {children}
+    </Link>
+  );
+}
+
+/** Said once, above the page, when the URL names a namespace that does not exist. */
+function UnknownNamespace({ namespace }: { namespace: string }) {
+  const { pathname } = useLocation();
+  const namespaces = useNamespaces();
+  if (!pathname.startsWith('/namespaces/') || !namespaces.data || namespaces.data.some((n) => n.key === namespace))
+    return null;
+  return (
+    <p className="warning" role="alert">
+      There is no namespace "{namespace}". Pick one in the namespace menu, or{' '}
+      <Link to={paths.namespaces()}>create it</Link>.
+    </p>
+  );
+}
+
+export function AppShell({ namespace, children }: { namespace: string; children: ReactNode }) {
+  const { required, hasToken, logout } = useAuth();
+  const section = (name: string) => (p: string) => new RegExp(`^/namespaces/[^/]+/${name}(/|$)`).test(p);
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <aside className="sidebar">
+        <Link to={paths.flags(namespace)} className="brand">
+          Vexil
+        </Link>
+        <NamespaceSwitcher current={namespace} />
+        <nav aria-label="Main" className="nav">
+          <NavLink to={paths.flags(namespace)} match={section('flags')}>
+            Flags
+          </NavLink>
+          <NavLink to={paths.segments(namespace)} match={section('segments')}>
+            Segments
+          </NavLink>
+          <NavLink to={paths.console(namespace)} match={section('console')}>
+            Console
+          </NavLink>
+          <NavLink to={paths.namespaces()} match={(p) => p.startsWith('/settings/namespaces')}>
+            Namespaces
+          </NavLink>
+          {required ? (
+            <NavLink to={paths.tokens()} match={(p) => p.startsWith('/settings/tokens')}>
+              API tokens
+            </NavLink>
+          ) : null}
+        </nav>
+        {hasToken ? (
+          <button type="button" className="btn btn-small btn-ghost sign-out" onClick={logout}>
+            Sign out
+          </button>
+        ) : null}
+      </aside>
+      <main className="main" id="main" tabIndex={-1}>
+        <UnknownNamespace namespace={namespace} />
+        {children}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,144 @@
+// Settings → Namespaces: list, create, edit and delete namespaces (the protected `default` cannot be
+// deleted here).
+
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import * as api from '../../api/api.js';
+import { keys, useNamespaces } from '../../api/queries.js';
+import type { Namespace } from '../../api/types.js';
+import { DeleteButton } from '../../components/confirm-dialog.js';
+import { EmptyState } from '../../components/empty-state.js';
+import { ErrorNote } from '../../components/error-note.js';
+import { Loading } from '../../components/loading.js';
+import { useNotify } from '../../components/notices.js';
+import { PageHeader } from '../../components/page-header.js';
+import { Link, paths } from '../../lib/router.js';
+import { NamespaceForm } from './namespace-form.js';
+
+function ForceCheckbox({ checked, onChange }: { checked: boolean; onChange: (v: boolean) => void }) {
+  return (
+    <label className="check">
+      <input type="checkbox" checked={checked} onChange={(e) => onChange(e.target.checked)} />
+      Also delete every flag in it (needed when it still has flags)
+    </label>
+  );
+}
+
+function NamespaceRow({
+  namespace,
+  editing,
+  onEdit,
+}: {
+  namespace: Namespace;
+  editing: boolean;
+  onEdit: (key: string | null) => void;
+}) {
+  const queryClient = useQueryClient();
+  const notify = useNotify();
+  const [force, setForce] = useState(false);
+  if (editing) {
+    return (
+      <li className="list-item">
+        <NamespaceForm
+          initial={namespace}
+          onCancel={() => onEdit(null)}
+          onSave={async (input) => {
+            await api.updateNamespace(namespace.key, { name: input.name, description: input.description });
+            await queryClient.invalidateQueries({ queryKey: keys.namespaces });
+            notify(`Namespace "${namespace.key}" saved`);
+            onEdit(null);
+          }}
+        />
+      </li>
+    );
+  }
+  return (
+    <li className="list-item row-between">
+      <div>
+        <p className="item-title">
+          <Link to={paths.flags(namespace.key)}>{namespace.name}</Link> <code className="key">{namespace.key}</code>
+          {namespace.protected ? <span className="badge">protected</span> : null}
+        </p>
+        {namespace.description ? <p className="muted">{namespace.description}</p> : null}
+      </div>
+      <div className="row-actions">
+        <button
+          type="button"
+          className="btn btn-small"
+          onClick={() => onEdit(namespace.key)}
+          aria-label={`Edit namespace ${namespace.key}`}
+        >
+          Edit
+        </button>
+        {namespace.protected ? null : (
+          <DeleteButton
+            small
+            label="Delete"
+            accessibleLabel={`Delete namespace ${namespace.key}`}
+            title={`Delete namespace "${namespace.key}"?`}
+            extra={<ForceCheckbox checked={force} onChange={setForce} />}
+            onConfirm={async () => {
+              await api.deleteNamespace(namespace.key, force);
+              await queryClient.invalidateQueries({ queryKey: keys.namespaces });
+              notify(`Namespace "${namespace.key}" deleted`);
+            }}
+          >
+            <p>
+              Its segments and everything else in it are deleted too. Applications asking for it will get errors. This
+              cannot be undone.
+            </p>
+          </DeleteButton>
+        )}
+      </div>
+    </li>
+  );
+}
+
+export function NamespacesPage() {
+  const queryClient = useQueryClient();
+  const notify = useNotify();
+  const namespaces = useNamespaces();
+  const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<string | null>(null);
+
+  return (
+    <>
+      <PageHeader
+        title="Namespaces"
+        actions={
+          creating ? null : (
+            <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+              New namespace
+            </button>
+          )
+        }
+      />
+      <p className="lead">
+        Namespaces keep separate sets of flags and segments, for example one per team or environment.
+      </p>
+      {creating ? (
+        <NamespaceForm
+          onCancel={() => setCreating(false)}
+          onSave={async (input) => {
+            await api.createNamespace(input);
+            await queryClient.invalidateQueries({ queryKey: keys.namespaces });
+            notify(`Namespace "${input.key}" created`);
+            setCreating(false);
+          }}
+        />
+      ) : null}
+      {namespaces.isPending ? <Loading /> : null}
+      <ErrorNote error={namespaces.error} />
+      {namespaces.data && namespaces.data.length === 0 ? (
+        <EmptyState title="No namespaces">Create one to start adding flags.</EmptyState>
+      ) : null}
+      {namespaces.data?.length ? (
+        <ul className="list card" aria-label="Namespaces">
+          {namespaces.data.map((n) => (
+            <NamespaceRow key={n.key} namespace={n} editing={editing === n.key} onEdit={setEditing} />
+          ))}
+        </ul>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,124 @@
+// Create or edit a rollout of a boolean flag: a threshold (a percentage of entities) or segments,
+// and the value those entities get. A rollout's type cannot change after it is created.
+
+import { type FormEvent, useState } from 'react';
+import type { RolloutRuleInput, SegmentSelection } from '../../api/api.js';
+import type { Rollout, Segment } from '../../api/types.js';
+import { ErrorNote, fieldError, formError } from '../../components/error-note.js';
+import { SelectField, TextField } from '../../components/field.js';
+import { parsePercent } from '../../lib/distribution.js';
+import { SegmentPicker, segmentKeysOf } from '../rules/segment-picker.js';
+
+type Kind = 'threshold' | 'segment';
+
+interface RolloutFormProps {
+  ns: string;
+  segments: Segment[];
+  initial?: Rollout;
+  onSave: (description: string, rule: RolloutRuleInput) => Promise<unknown>;
+  onCancel: () => void;
+}
+
+export function RolloutForm({ ns, segments, initial, onSave, onCancel }: RolloutFormProps) {
+  const [kind, setKind] = useState<Kind>(initial?.type === 'SEGMENT_ROLLOUT_TYPE' ? 'segment' : 'threshold');
+  const [description, setDescription] = useState(initial?.description ?? '');
+  const [percentage, setPercentage] = useState(initial?.threshold ? String(initial.threshold.percentage) : '50');
+  const [value, setValue] = useState<'true' | 'false'>(
+    String(initial?.threshold?.value ?? initial?.segment?.value ?? true) as 'true' | 'false',
+  );
+  const [selection, setSelection] = useState<SegmentSelection>({
+    segmentKeys: initial?.segment ? segmentKeysOf(initial.segment) : [],
+    segmentOperator: initial?.segment?.segmentOperator ?? 'OR_SEGMENT_OPERATOR',
+  });
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  const pct = parsePercent(percentage);
+  const pctIssue =
+    kind === 'threshold' && pct === undefined ? 'A number from 0 to 100 (at most two decimals).' : undefined;
+  const segIssue =
+    kind === 'segment' && selection.segmentKeys.length === 0 ? 'Choose at least one segment.' : undefined;
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (pctIssue || segIssue) return;
+    setBusy(true);
+    setError(null);
+    const v = value === 'true';
+    try {
+      await onSave(
+        description,
+        kind === 'threshold'
+          ? { threshold: { percentage: pct ?? 0, value: v } }
+          : { segment: { ...selection, value: v } },
+      );
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const title = initial ? 'Edit rollout' : 'New rollout';
+  return (
+    <form className="card form form-nested" onSubmit={submit} aria-label={title} noValidate>
+      <h3>{title}</h3>
+      {initial ? null : (
+        <fieldset className="radio-row">
+          <legend>Roll out by</legend>
+          <label className="check">
+            <input
+              type="radio"
+              name="rollout-kind"
+              checked={kind === 'threshold'}
+              onChange={() => setKind('threshold')}
+            />
+            Percentage of entities
+          </label>
+          <label className="check">
+            <input type="radio" name="rollout-kind" checked={kind === 'segment'} onChange={() => setKind('segment')} />
+            Segments
+          </label>
+        </fieldset>
+      )}
+      {kind === 'threshold' ? (
+        <TextField
+          label="Percentage"
+          value={percentage}
+          onChange={setPercentage}
+          inputMode="decimal"
+          hint="This share of entities (stable per entity id) gets the value below."
+          error={pctIssue ?? fieldError(error, 'threshold.percentage')}
+        />
+      ) : (
+        <SegmentPicker
+          ns={ns}
+          segments={segments}
+          value={selection}
+          onChange={setSelection}
+          error={segIssue ?? fieldError(error, 'segmentKey', 'segmentKeys')}
+        />
+      )}
+      <SelectField
+        label="Value"
+        value={value}
+        onChange={setValue}
+        options={[
+          { value: 'true', label: 'true' },
+          { value: 'false', label: 'false' },
+        ]}
+        hint="What the flag returns for the entities this rollout matches."
+      />
+      <TextField label="Description" value={description} onChange={setDescription} />
+      <ErrorNote error={formError(error, 'threshold.percentage', 'segmentKey', 'segmentKeys')} />
+      <div className="actions">
+        <button type="button" className="btn" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" className="btn btn-primary" disabled={busy || Boolean(pctIssue || segIssue)}>
+          {busy ? 'Saving…' : initial ? 'Save rollout' : 'Create rollout'}
+        </button>
+      </div>
+    </form>
+  );
+}

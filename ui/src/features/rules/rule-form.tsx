@@ -1,0 +1,100 @@
+// Create or edit a rule of a variant flag: which segments it targets (OR/AND) and how it splits the
+// matching traffic between variants. Saving needs at least one segment and a total of exactly 100 %.
+
+import { type FormEvent, useState } from 'react';
+import type { SegmentSelection } from '../../api/api.js';
+import type { Flag, Rule, Segment } from '../../api/types.js';
+import { ErrorNote, fieldError, formError } from '../../components/error-note.js';
+import { formatPercent, parsePercent } from '../../lib/distribution.js';
+import { DistributionEditor, type DistributionValues, distributionStatus, evenValues } from './distribution-editor.js';
+import type { DistributionInput } from './save-rule.js';
+import { SegmentPicker, segmentKeysOf } from './segment-picker.js';
+
+interface RuleFormProps {
+  ns: string;
+  flag: Flag;
+  segments: Segment[];
+  initial?: Rule;
+  onSave: (selection: SegmentSelection, distributions: DistributionInput[]) => Promise<unknown>;
+  onCancel: () => void;
+}
+
+function initialValues(flag: Flag, rule?: Rule): DistributionValues {
+  if (!rule) return evenValues(flag.variants);
+  const byVariant = new Map(rule.distributions.map((d) => [d.variantId, d.rollout]));
+  return Object.fromEntries(flag.variants.map((v) => [v.id, formatPercent(byVariant.get(v.id) ?? 0)]));
+}
+
+export function RuleForm({ ns, flag, segments, initial, onSave, onCancel }: RuleFormProps) {
+  const [selection, setSelection] = useState<SegmentSelection>({
+    segmentKeys: initial ? segmentKeysOf(initial) : [],
+    segmentOperator: initial?.segmentOperator ?? 'OR_SEGMENT_OPERATOR',
+  });
+  const [values, setValues] = useState<DistributionValues>(() => initialValues(flag, initial));
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  const hasVariants = flag.variants.length > 0;
+  const status = distributionStatus(flag.variants, values);
+  const segmentsMissing = selection.segmentKeys.length === 0;
+  const canSave = !segmentsMissing && (!hasVariants || status.valid) && !busy;
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!canSave) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const distributions = flag.variants.map((v) => ({
+        variantId: v.id,
+        rollout: parsePercent(values[v.id] ?? '') ?? 0,
+      }));
+      await onSave(selection, distributions);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const title = initial ? `Edit rule ${initial.rank}` : 'New rule';
+  return (
+    <form className="card form form-nested" onSubmit={submit} aria-label={title} noValidate>
+      <h3>{title}</h3>
+      <SegmentPicker
+        ns={ns}
+        segments={segments}
+        value={selection}
+        onChange={setSelection}
+        error={fieldError(error, 'segmentKey', 'segmentKeys', 'segmentKey or segmentKeys')}
+      />
+      {hasVariants ? (
+        <DistributionEditor variants={flag.variants} values={values} onChange={setValues} />
+      ) : (
+        <p className="warning">
+          This flag has no variants yet, so the rule will return the default variant. Add variants on the Details tab to
+          split traffic.
+        </p>
+      )}
+      <ErrorNote error={formError(error, 'segmentKey', 'segmentKeys', 'segmentKey or segmentKeys')} />
+      <div className="actions">
+        <button type="button" className="btn" onClick={onCancel}>
+          Cancel
+        </button>
+        <button
+          type="submit"
+          className="btn btn-primary"
+          disabled={!canSave}
+          aria-describedby={segmentsMissing ? 'rule-needs-segment' : undefined}
+        >
+          {busy ? 'Saving…' : initial ? 'Save rule' : 'Create rule'}
+        </button>
+      </div>
+      {segmentsMissing ? (
+        <p className="hint" id="rule-needs-segment">
+          Choose at least one segment.
+        </p>
+      ) : null}
+    </form>
+  );
+}

@@ -1,0 +1,85 @@
+// One segment: details (name, description, match type), its constraints, and delete.
+
+import { useQueryClient } from '@tanstack/react-query';
+import * as api from '../../api/api.js';
+import { ApiError } from '../../api/client.js';
+import { keys, useSegment } from '../../api/queries.js';
+import { DeleteButton } from '../../components/confirm-dialog.js';
+import { EmptyState } from '../../components/empty-state.js';
+import { ErrorNote } from '../../components/error-note.js';
+import { Loading } from '../../components/loading.js';
+import { useNotify } from '../../components/notices.js';
+import { PageHeader } from '../../components/page-header.js';
+import { Link, navigate, paths } from '../../lib/router.js';
+import { ConstraintsSection } from './constraints-section.js';
+import { SegmentForm } from './segment-form.js';
+
+export function SegmentPage({ ns, segmentKey }: { ns: string; segmentKey: string }) {
+  const segment = useSegment(ns, segmentKey);
+  const queryClient = useQueryClient();
+  const notify = useNotify();
+  const crumbs = [{ label: 'Segments', to: paths.segments(ns) }];
+
+  if (segment.isPending) return <Loading label="Loading segment…" />;
+  if (segment.error) {
+    const missing = segment.error instanceof ApiError && segment.error.status === 404;
+    return (
+      <>
+        <PageHeader title={segmentKey} crumbs={crumbs} />
+        {missing ? (
+          <EmptyState title="This segment does not exist">
+            <Link to={paths.segments(ns)}>Back to segments</Link>
+          </EmptyState>
+        ) : (
+          <ErrorNote error={segment.error} />
+        )}
+      </>
+    );
+  }
+  const s = segment.data;
+  return (
+    <>
+      <PageHeader
+        title={s.name || s.key}
+        crumbs={crumbs}
+        badge={<code className="key">{s.key}</code>}
+        actions={
+          <DeleteButton
+            label="Delete segment"
+            title={`Delete segment "${s.key}"?`}
+            onConfirm={async () => {
+              await api.deleteSegment(ns, s.key);
+              queryClient.removeQueries({ queryKey: keys.segment(ns, s.key) });
+              await queryClient.invalidateQueries({ queryKey: keys.segments(ns) });
+              notify(`Segment "${s.key}" deleted`);
+              navigate(paths.segments(ns));
+            }}
+          >
+            <p>
+              Its constraints are deleted too. A segment still used by a rule or rollout cannot be deleted; remove those
+              first.
+            </p>
+          </DeleteButton>
+        }
+      />
+      <div className="stack">
+        <SegmentForm
+          key={s.updatedAt}
+          initial={s}
+          submitLabel="Save details"
+          onSave={async (input) => {
+            await api.updateSegment(ns, s.key, {
+              name: input.name,
+              description: input.description,
+              matchType: input.matchType,
+            });
+            await queryClient.invalidateQueries({ queryKey: keys.segment(ns, s.key) });
+            await queryClient.invalidateQueries({ queryKey: keys.segments(ns) });
+            notify(`Segment "${s.key}" saved`);
+          }}
+        />
+        <ConstraintsSection segment={s} />
+      </div>
+    </>
+  );
+}

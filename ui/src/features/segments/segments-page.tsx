@@ -1,0 +1,107 @@
+// The segments of a namespace, searchable by key or name.
+
+import { useDeferredValue, useMemo } from 'react';
+import { useSegments } from '../../api/queries.js';
+import { EmptyState } from '../../components/empty-state.js';
+import { ErrorNote } from '../../components/error-note.js';
+import { TextField } from '../../components/field.js';
+import { Loading } from '../../components/loading.js';
+import { PageHeader } from '../../components/page-header.js';
+import { Pagination } from '../../components/pagination.js';
+import { plural, relativeDate } from '../../lib/format.js';
+import { Link, paths, setSearchParams, useLocation } from '../../lib/router.js';
+
+const PAGE_SIZE = 50;
+
+export function SegmentsPage({ ns }: { ns: string }) {
+  const segments = useSegments(ns);
+  const { search } = useLocation();
+  const q = search.get('q') ?? '';
+  const deferredQ = useDeferredValue(q);
+  const filtered = useMemo(() => {
+    const needle = deferredQ.trim().toLowerCase();
+    const all = segments.data ?? [];
+    return needle ? all.filter((s) => `${s.key}\n${s.name}`.toLowerCase().includes(needle)) : all;
+  }, [segments.data, deferredQ]);
+  const pages = Math.max(1, Math.ceil(filtered.length / PAGE_SIZE));
+  const page = Math.min(Math.max(1, Number(search.get('page')) || 1), pages);
+  const shown = filtered.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+
+  return (
+    <>
+      <PageHeader
+        title="Segments"
+        actions={
+          <Link to={paths.newSegment(ns)} className="btn btn-primary">
+            New segment
+          </Link>
+        }
+      />
+      <p className="lead">
+        Segments describe groups of entities (users, accounts, devices) with constraints on their context.
+      </p>
+      <search className="filters" aria-label="Filter segments">
+        <TextField
+          label="Search"
+          type="search"
+          value={q}
+          placeholder="Key or name"
+          onChange={(v) => setSearchParams({ q: v, page: undefined })}
+        />
+      </search>
+      {segments.isPending ? <Loading label="Loading segments…" /> : null}
+      <ErrorNote error={segments.error} />
+      {segments.data && segments.data.length === 0 ? (
+        <EmptyState title="No segments in this namespace yet">
+          <Link to={paths.newSegment(ns)} className="btn btn-primary">
+            Create the first segment
+          </Link>
+        </EmptyState>
+      ) : null}
+      {segments.data && segments.data.length > 0 && filtered.length === 0 ? (
+        <EmptyState title="No segments match" />
+      ) : null}
+      {shown.length ? (
+        <>
+          <table className="table table-cards">
+            <caption className="sr-only">Segments in namespace {ns}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Segment</th>
+                <th scope="col">Matches</th>
+                <th scope="col">Constraints</th>
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((s) => (
+                <tr key={s.key}>
+                  <td data-label="Segment">
+                    <Link to={paths.segment(ns, s.key)} className="item-link">
+                      {s.name || s.key}
+                    </Link>
+                    <code className="key">{s.key}</code>
+                  </td>
+                  <td data-label="Matches">
+                    {s.matchType === 'ANY_MATCH_TYPE' ? 'any constraint' : 'all constraints'}
+                  </td>
+                  <td data-label="Constraints">{plural(s.constraints.length, 'constraint')}</td>
+                  <td data-label="Updated">{relativeDate(s.updatedAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {filtered.length > PAGE_SIZE ? (
+            <Pagination
+              label="Segment pages"
+              page={page}
+              pageSize={PAGE_SIZE}
+              total={filtered.length}
+              onPage={(p) => setSearchParams({ page: String(p) })}
+            />
+          ) : null}
+        </>
+      ) : null}
+    </>
+  );
+}
