@@ -5,6 +5,7 @@
 import closeWithGrace from 'close-with-grace';
 import { Command } from 'commander';
 import { buildApp } from './app/build-app.js';
+import { buildTokenCommand } from './cli/token.js';
 import { ConfigError, loadConfig, ms } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { DbUrlError, openDb, waitForDb } from './storage/db.js';
@@ -97,6 +98,8 @@ export function buildCli(): Command {
       config(program.opts());
       process.stdout.write('config is valid\n');
     });
+
+  program.addCommand(buildTokenCommand(() => program.opts<{ config?: string }>().config));
 
   return program;
 }

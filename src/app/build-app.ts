@@ -6,12 +6,26 @@ import { buildGrpcServer, type GrpcServer } from '../api/grpc/server.js';
 import { HealthState } from '../api/health-state.js';
 import { buildHttpApp, type HttpApp } from '../api/http/app.js';
 import { registerRoutes } from '../api/http/routes/index.js';
+import { installTiers } from '../api/http/tiers.js';
+import { bootstrapTokenAuthentication, createTokenCleanup } from '../auth/bootstrap.js';
+import type { TokenCleanupJob } from '../auth/cleanup.js';
+import { onAuthTokenCleanup } from '../auth/cleanup.js';
+import { installAuthentication } from '../auth/enforcement.js';
+import { createSnapshotCache } from '../cache/database-loader.js';
+import { RedisCache } from '../cache/invalidation.js';
+import { RevisionPoller } from '../cache/revision-poller.js';
+import type { SnapshotCache } from '../cache/snapshot-cache.js';
 import { ms } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createServices, type Services } from '../services/index.js';
-import { type Db, openDb, waitForDb } from '../storage/db.js';
+import { type Db, dialectOf, openDb, waitForDb } from '../storage/db.js';
 import { migrateToLatest } from '../storage/migrations/index.js';
+import { readRevisionTag } from '../storage/transaction.js';
+import { createQueryObserver } from '../telemetry/db.js';
+import { grpcTelemetryInterceptor } from '../telemetry/grpc.js';
 import { createLogger } from '../telemetry/logger.js';
+import { createMetrics, type Metrics } from '../telemetry/metrics.js';
+import { createTracing, type Tracing } from '../telemetry/tracing.js';
 import { VERSION } from '../version.js';
 
 export interface App {
@@ -22,6 +36,14 @@ export interface App {
   http: HttpApp;
   grpc: GrpcServer;
   logger: Logger;
+  /** Prometheus metrics (GET /metrics); also `http.metrics` for route modules. */
+  metrics: Metrics;
+  /** OpenTelemetry tracing (no-op unless tracing.enabled); also `http.tracing`. */
+  tracing: Tracing;
+  /** Compiled namespace snapshots that evaluations read (invalidated on writes and by the revision poller). */
+  snapshots: SnapshotCache;
+  /** The Redis tier and cluster-wide invalidation (cache.enabled with backend redis), else undefined. */
+  redisCache: RedisCache | undefined;
   /** Starts both listeners; resolves with the bound ports. */
   listen(): Promise<{ httpPort: number; grpcPort: number }>;
   /** Stops accepting, drains in-flight requests, closes the database. */
@@ -34,7 +56,13 @@ export interface BuildOptions {
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.log);
+  const metrics = createMetrics(config.metrics);
+  const tracing = createTracing(config.tracing, {
+    serviceVersion: VERSION,
+    onExportError: (err) => logger.warn({ error: err.message }, 'trace export failed'),
+  });
   const db = openDb({
+    log: createQueryObserver(metrics, tracing, dialectOf(config.db.url)),
     url: config.db.url,
     maxOpenConn: config.db.max_open_conn,
     maxIdleConn: config.db.max_idle_conn,
@@ -52,12 +80,67 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     throw err;
   }
 
-  const services = createServices(db.kysely);
+  const snapshots = createSnapshotCache(db.kysely, db.dialect, metrics, logger);
+  const services = createServices(db.kysely, { snapshots, batchLimit: config.evaluation.batch_limit, metrics, tracing });
+  // Read-your-writes on this instance; other instances' writes arrive through the poller.
+  services.changes.subscribe((namespaceKey) => snapshots.invalidate(namespaceKey, 'write'));
+  const revisionPoller = new RevisionPoller(snapshots, {
+    intervalMs: ms(config.cache.poll_interval),
+    maxIdleMs: ms(config.cache.ttl),
+    evictEveryMs: ms(config.cache.memory.eviction_interval),
+    onError: (err) => logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'revision poll failed; serving held snapshots'),
+    onRecovered: () => logger.info('revision poll recovered'),
+  });
+  // Token authentication: the bootstrap token exists before the first request; cleanup runs from listen().
+  let tokenCleanup: TokenCleanupJob | undefined;
+  try {
+    tokenCleanup = createTokenCleanup(db.kysely, config, logger);
+    await bootstrapTokenAuthentication(services.auth, config, logger);
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
+  // The shared tier and cluster-wide invalidation; never required (start-up waits for it briefly).
+  let redisCache: RedisCache | undefined;
+  if (config.cache.enabled && config.cache.backend === 'redis') {
+    try {
+      redisCache = new RedisCache({
+        settings: config.cache.redis,
+        ttlMs: ms(config.cache.ttl),
+        netTimeoutMs: ms(config.cache.redis.net_timeout),
+        snapshots,
+        changes: services.changes,
+        revisionOf: (namespaceKey) => readRevisionTag(db.kysely, namespaceKey),
+        logger,
+        metrics,
+        tracing,
+      });
+    } catch (err) {
+      // A bad TLS setting (unreadable CA file): stop as a config error would.
+      await db.close().catch(() => {});
+      throw err;
+    }
+    // biome-ignore lint/correctness/useHookAtTopLevel: a SnapshotCache method, not a React hook
+    snapshots.useSharedStore(redisCache.store);
+    await redisCache.ready(2000);
+  }
   const health = new HealthState();
-  const http = await buildHttpApp({ bodyLimit: config.server.body_limit, logger, version: VERSION });
+  const http = await buildHttpApp({
+    bodyLimit: config.server.body_limit,
+    logger,
+    version: VERSION,
+    telemetry: { metrics, tracing, evaluationLogLevel: config.log.evaluation_level },
+  });
+  // Before any route: the bearer check (installs no hook at all unless authentication.required).
+  installAuthentication(http, { config, auth: services.auth });
+  // Before any route: read tier / read-only refusals and the X-Vexil-Revision header of management routes.
+  installTiers(http, { config, revisionOf: (namespaceKey) => readRevisionTag(db.kysely, namespaceKey) });
   await registerRoutes(http, { config, services, health });
   await http.ready();
-  const grpc = buildGrpcServer(health);
+  const grpc = buildGrpcServer(health, { interceptors: [grpcTelemetryInterceptor({ metrics, tracing, logger })] });
+  const stopCountingCleanups = onAuthTokenCleanup((run) => {
+    if (run.instance === tokenCleanup?.instance) metrics.tokensDeleted(run.deleted);
+  });
   health.set('SERVING');
 
   let closed = false;
@@ -69,19 +152,30 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     http,
     grpc,
     logger,
+    metrics,
+    tracing,
+    snapshots,
+    redisCache,
     async listen() {
       await http.listen({ host: config.server.host, port: config.server.http_port });
       const address = http.server.address();
       const httpPort = typeof address === 'object' && address ? address.port : config.server.http_port;
       const grpcPort = await grpc.listen(config.server.host, config.server.grpc_port);
+      tokenCleanup?.start();
+      revisionPoller.start();
       return { httpPort, grpcPort };
     },
     async close() {
       if (closed) return;
       closed = true;
       health.set('NOT_SERVING');
-      await Promise.allSettled([http.close(), grpc.close()]);
+      revisionPoller.stop();
+      await Promise.allSettled([http.close(), grpc.close(), tokenCleanup?.stop()]);
+      stopCountingCleanups();
+      await redisCache?.close();
       await db.close();
+      await tracing.shutdown().catch(() => {});
+      metrics.close();
     },
   };
 }

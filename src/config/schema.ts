@@ -20,6 +20,8 @@ export const ConfigSchema = Type.Object(
         { default: 'info' },
       ),
       encoding: Type.Union([Type.Literal('json'), Type.Literal('console')], { default: 'json' }),
+      /** Write logs to this file instead of stdout ('' = stdout). */
+      file: Type.String({ default: '' }),
       /** Successful evaluation requests are logged at this level; info would halve throughput. */
       evaluation_level: Type.Union(
         ['trace', 'debug', 'info'].map((l) => Type.Literal(l)),
@@ -63,10 +65,16 @@ export const ConfigSchema = Type.Object(
         password: Type.String({ default: '', 'x-secret': true }),
         require_tls: Type.Boolean({ default: false }),
         insecure_skip_tls: Type.Boolean({ default: false }),
+        /** A CA certificate (PEM) to trust for TLS: a file, or the PEM text itself; not both. */
+        ca_cert_path: Type.String({ default: '' }),
+        ca_cert_bytes: Type.String({ default: '' }),
         mode: Type.Union([Type.Literal('single'), Type.Literal('cluster')], { default: 'single' }),
         prefix: Type.String({ default: 'vexil' }),
+        /** Accepted for Flipt config files; ioredis multiplexes one connection (plus one for pub/sub). */
         pool_size: Type.Integer({ default: 0, minimum: 0 }),
-        net_timeout: Duration('0', 'socket timeout; 0 keeps the client default'),
+        min_idle_conn: Type.Integer({ default: 0, minimum: 0 }),
+        conn_max_idle_time: Duration('0', 'accepted for Flipt config files; not used'),
+        net_timeout: Duration('0', 'connect and command timeout; 0 keeps the defaults (2s, 500ms)'),
       }),
     }),
     evaluation: Section({
@@ -91,6 +99,8 @@ export const ConfigSchema = Type.Object(
           bootstrap: Section({
             token: Type.String({ default: '', 'x-secret': true }),
             expiration: Duration('0', 'lifetime of the bootstrap token; 0 means it never expires'),
+            /** Extra metadata on the bootstrap token (keys lowercased, as Flipt); YAML only. */
+            metadata: Type.Record(Type.String(), Type.String(), { default: {} }),
           }),
           cleanup: Section({
             interval: Duration('1h', 'how often expired tokens are deleted'),

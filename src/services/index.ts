@@ -2,18 +2,22 @@
 
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.js';
+import { AuthService } from './auth.js';
 import { ChangeFeed } from './changes.js';
-import { ConstraintService } from './constraints.js';
 import { FlagService } from './flags.js';
 import { NamespaceService } from './namespaces.js';
-import { RolloutService } from './rollouts.js';
 import { DistributionService, RuleService } from './rules.js';
-import { SegmentService } from './segments.js';
 import { VariantService } from './variants.js';
+import { SegmentService } from './segments.js';
+import { ConstraintService } from './constraints.js';
+import { RolloutService } from './rollouts.js';
+import type { SnapshotCache } from '../cache/snapshot-cache.js';
+import { EvaluationService, type EvaluationServiceOptions } from './evaluation.js';
 import type { WriteContext } from './write.js';
 
 export interface Services {
   changes: ChangeFeed;
+  auth: AuthService;
   namespaces: NamespaceService;
   flags: FlagService;
   variants: VariantService;
@@ -22,13 +26,20 @@ export interface Services {
   segments: SegmentService;
   constraints: ConstraintService;
   rollouts: RolloutService;
+  evaluation: EvaluationService;
 }
 
-export function createServices(db: Kysely<Database>): Services {
+/** What the evaluation service needs from the composition root: the snapshot cache and its limits. */
+export interface EvaluationDeps extends EvaluationServiceOptions {
+  snapshots: SnapshotCache;
+}
+
+export function createServices(db: Kysely<Database>, evaluation: EvaluationDeps): Services {
   const changes = new ChangeFeed();
   const ctx: WriteContext = { db, changes };
   return {
     changes,
+    auth: new AuthService(db),
     namespaces: new NamespaceService(ctx),
     flags: new FlagService(ctx),
     variants: new VariantService(ctx),
@@ -37,5 +48,6 @@ export function createServices(db: Kysely<Database>): Services {
     segments: new SegmentService(ctx),
     constraints: new ConstraintService(ctx),
     rollouts: new RolloutService(ctx),
+    evaluation: new EvaluationService(evaluation.snapshots, evaluation),
   };
 }

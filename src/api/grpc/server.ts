@@ -1,6 +1,6 @@
 // The gRPC server: grpc.health.v1.Health (Check and Watch), following the shared HealthState.
 
-import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { Server, ServerCredentials, type ServerInterceptor } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { HealthState } from '../health-state.js';
 
@@ -10,8 +10,13 @@ export interface GrpcServer {
   close(): Promise<void>;
 }
 
-export function buildGrpcServer(health: HealthState): GrpcServer {
-  const server = new Server();
+export interface GrpcServerOptions {
+  /** Run around every call of every service (telemetry/grpc.ts: metrics, logs, spans). */
+  interceptors?: ServerInterceptor[];
+}
+
+export function buildGrpcServer(health: HealthState, options: GrpcServerOptions = {}): GrpcServer {
+  const server = new Server({ interceptors: options.interceptors ?? [] });
   const healthService = new HealthImplementation({ '': health.status() });
   const setStatus = (status: 'SERVING' | 'NOT_SERVING') => {
     healthService.setStatus('', status);

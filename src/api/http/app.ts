@@ -6,6 +6,9 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import { GrpcCode } from '../../domain/errors.js';
+import { type HttpTelemetry, installHttpTelemetry, requestIdOf } from '../../telemetry/http.js';
+import { Metrics } from '../../telemetry/metrics.js';
+import { Tracing } from '../../telemetry/tracing.js';
 import { sendError } from './error-handler.js';
 import { camelizeKeys } from './wire.js';
 
@@ -13,6 +16,8 @@ export interface HttpAppOptions {
   bodyLimit: number;
   logger: FastifyServerOptions['loggerInstance'] | boolean;
   version: string;
+  /** Metrics, tracing and the evaluation log level (default: metrics and tracing off). */
+  telemetry?: HttpTelemetry;
 }
 
 export type HttpApp = FastifyInstance<
@@ -58,12 +63,23 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     // Request logging is ours (telemetry), so evaluations can stay out of the log at info level.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
-    requestIdHeader: 'x-request-id',
-    genReqId: () => crypto.randomUUID(),
+    // An incoming X-Request-Id is kept when sane (telemetry/http.ts), else a UUID; echoed on every response.
+    requestIdHeader: false,
+    genReqId: (req) => requestIdOf(req.headers),
     // verbose: failed values reach the error messages; it costs nothing on valid requests.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false, verbose: true } },
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpApp;
+
+  // First, so its onRoute hook sees every route and its hooks run before any other.
+  installHttpTelemetry(
+    app,
+    options.telemetry ?? {
+      metrics: new Metrics({ enabled: false, flagLabels: false }),
+      tracing: new Tracing({ enabled: false, exporter: 'otlp', sampling_ratio: 1, otlp: { endpoint: '', headers: {} } }),
+      evaluationLogLevel: 'debug',
+    },
+  );
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
