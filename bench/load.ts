@@ -55,7 +55,16 @@ async function runWrk(options: LoadOptions): Promise<LoadResult> {
       'end',
     ].join('\n'),
   );
-  const args = ['-t1', `-c${options.connections}`, `-d${options.durationSeconds}s`, '--timeout', '5s', '-s', script, options.url];
+  const args = [
+    '-t1',
+    `-c${options.connections}`,
+    `-d${options.durationSeconds}s`,
+    '--timeout',
+    '5s',
+    '-s',
+    script,
+    options.url,
+  ];
   const [command, commandArgs] = options.cpus ? ['taskset', ['-c', options.cpus, 'wrk', ...args]] : ['wrk', args];
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn(command, commandArgs as string[], { stdio: ['ignore', 'pipe', 'pipe'] });

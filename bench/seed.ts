@@ -127,7 +127,10 @@ export async function seedBenchmark(baseUrl: string, flags: number, namespace = 
         }
         const second = await api.call('POST', `${ns}/flags/${key}/rules`, { segmentKey: segment, rank: 2 });
         for (const [j, rollout] of [50, 50].entries()) {
-          await api.call('POST', `${ns}/flags/${key}/rules/${second.id}/distributions`, { variantId: ids[j + 1], rollout });
+          await api.call('POST', `${ns}/flags/${key}/rules/${second.id}/distributions`, {
+            variantId: ids[j + 1],
+            rollout,
+          });
         }
       });
     }

@@ -338,7 +338,9 @@ export class EvaluationService {
       if (input.excludeNotFound && !snapshot.flags.has(flagKey)) continue;
       const entityId = orEmpty(item.entityId);
       const context = contextOf(item);
-      const result = this.#run(snapshot, flagKey, 'variant', () => evaluateVariant(snapshot, flagKey, entityId, context));
+      const result = this.#run(snapshot, flagKey, 'variant', () =>
+        evaluateVariant(snapshot, flagKey, entityId, context),
+      );
       responses.push(this.#legacyResponse(item, namespaceKey, result, ''));
     }
     const timestamp = currentTimestamp();
@@ -370,8 +372,11 @@ export class EvaluationService {
         lastKey = key;
         last = this.#snapshots.peek(key);
       }
-      if (last === undefined) (missing ??= new Set()).add(key);
-      else snapshots[i] = last;
+      if (last !== undefined) snapshots[i] = last;
+      else {
+        missing ??= new Set();
+        missing.add(key);
+      }
     }
     if (missing === undefined) return snapshots;
     const keys = [...missing];
@@ -461,7 +466,12 @@ export class EvaluationService {
   }
 
   /** One flag of either type; a missing flag is an ERROR item. Records metrics (and a span when tracing). */
-  #evaluateItem(snapshot: NamespaceSnapshot, flagKey: string, entityId: string, context: EvaluationContext): FlagEvaluation {
+  #evaluateItem(
+    snapshot: NamespaceSnapshot,
+    flagKey: string,
+    entityId: string,
+    context: EvaluationContext,
+  ): FlagEvaluation {
     const tracing = this.#tracing;
     let item: FlagEvaluation;
     try {
@@ -477,8 +487,10 @@ export class EvaluationService {
     }
     const metrics = this.#metrics;
     if (metrics !== undefined) {
-      if (item.type === 'BOOLEAN_EVALUATION_RESPONSE_TYPE') this.#record(metrics, snapshot, 'boolean', item.booleanResponse);
-      else if (item.type === 'VARIANT_EVALUATION_RESPONSE_TYPE') this.#record(metrics, snapshot, 'variant', item.variantResponse);
+      if (item.type === 'BOOLEAN_EVALUATION_RESPONSE_TYPE')
+        this.#record(metrics, snapshot, 'boolean', item.booleanResponse);
+      else if (item.type === 'VARIANT_EVALUATION_RESPONSE_TYPE')
+        this.#record(metrics, snapshot, 'variant', item.variantResponse);
       else metrics.evaluationError('flag_not_found');
     }
     return item;

@@ -58,9 +58,29 @@ export async function loadNamespaceSource(
 
     const [flags, variants, rules, ruleSegments, distributions, rollouts, thresholds, rolloutSegments, references, segments, constraints] =
       await Promise.all([
-        t.selectFrom('flags').selectAll().where('namespace_key', '=', namespaceKey).orderBy('created_at').orderBy('key').execute(),
-        t.selectFrom('variants').selectAll().where('namespace_key', '=', namespaceKey).orderBy('created_at').orderBy('id').execute(),
-        t.selectFrom('rules').selectAll().where('namespace_key', '=', namespaceKey).orderBy('rank').orderBy('created_at').execute(),
+        // Only the columns a source needs: with 10,000 flags every unread column is tens of thousands of
+        // strings alive at once while the snapshot compiles, and the process keeps that peak's memory.
+        t
+          .selectFrom('flags')
+          .select(['key', 'name', 'description', 'enabled', 'type', 'default_variant_id', 'created_at', 'updated_at'])
+          .where('namespace_key', '=', namespaceKey)
+          .orderBy('created_at')
+          .orderBy('key')
+          .execute(),
+        t
+          .selectFrom('variants')
+          .select(['id', 'flag_key', 'key', 'attachment'])
+          .where('namespace_key', '=', namespaceKey)
+          .orderBy('created_at')
+          .orderBy('id')
+          .execute(),
+        t
+          .selectFrom('rules')
+          .select(['id', 'flag_key', 'rank', 'segment_operator'])
+          .where('namespace_key', '=', namespaceKey)
+          .orderBy('rank')
+          .orderBy('created_at')
+          .execute(),
         t
           .selectFrom('rule_segments')
           .select(['rule_id', 'segment_key', 'position'])
@@ -75,8 +95,18 @@ export async function loadNamespaceSource(
           .orderBy('distributions.created_at')
           .orderBy('distributions.id')
           .execute(),
-        t.selectFrom('rollouts').selectAll().where('namespace_key', '=', namespaceKey).orderBy('rank').orderBy('created_at').execute(),
-        t.selectFrom('rollout_thresholds').selectAll().where('namespace_key', '=', namespaceKey).execute(),
+        t
+          .selectFrom('rollouts')
+          .select(['id', 'flag_key', 'type', 'description', 'rank'])
+          .where('namespace_key', '=', namespaceKey)
+          .orderBy('rank')
+          .orderBy('created_at')
+          .execute(),
+        t
+          .selectFrom('rollout_thresholds')
+          .select(['rollout_id', 'percentage', 'value'])
+          .where('namespace_key', '=', namespaceKey)
+          .execute(),
         t
           .selectFrom('rollout_segments')
           .innerJoin('rollouts', 'rollouts.id', 'rollout_segments.rollout_id')
@@ -89,10 +119,16 @@ export async function loadNamespaceSource(
           .where('namespace_key', '=', namespaceKey)
           .orderBy('position')
           .execute(),
-        t.selectFrom('segments').selectAll().where('namespace_key', '=', namespaceKey).orderBy('created_at').orderBy('key').execute(),
+        t
+          .selectFrom('segments')
+          .select(['key', 'name', 'description', 'match_type'])
+          .where('namespace_key', '=', namespaceKey)
+          .orderBy('created_at')
+          .orderBy('key')
+          .execute(),
         t
           .selectFrom('constraints')
-          .selectAll()
+          .select(['id', 'segment_key', 'type', 'property', 'operator', 'value', 'description'])
           .where('namespace_key', '=', namespaceKey)
           .orderBy('created_at')
           .orderBy('id')
@@ -121,7 +157,8 @@ export async function loadNamespaceSource(
         segmentOperator: SEGMENT_OPERATORS[r.segment_operator] ?? 'OR_SEGMENT_OPERATOR',
         distributions: (distributionsByRule.get(r.id) ?? []).map((d) => ({
           id: d.id,
-          variantId: d.variant_id,
+          // The variant's own id string: the compiled snapshot keeps it, one copy instead of two.
+          variantId: variantById.get(d.variant_id)?.id ?? d.variant_id,
           rollout: Number(d.rollout),
         })),
       }));

@@ -13,7 +13,12 @@
 
 import { FliptClient } from '@flipt-io/flipt-client-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contextFor, RICH_BOOLEAN_FLAGS, RICH_VARIANT_FLAGS, seedRichNamespace } from '../integration/evaluation-seed.js';
+import {
+  contextFor,
+  RICH_BOOLEAN_FLAGS,
+  RICH_VARIANT_FLAGS,
+  seedRichNamespace,
+} from '../integration/evaluation-seed.js';
 import { type ListeningServer, startListeningServer } from './server.js';
 
 const ENTITIES = 1_000;
@@ -21,14 +26,25 @@ const ENTITIES = 1_000;
 interface ServerItem {
   type: string;
   booleanResponse?: { enabled: boolean; reason: string; segmentKeys: string[] };
-  variantResponse?: { match: boolean; reason: string; variantKey: string; variantAttachment: string; segmentKeys: string[] };
+  variantResponse?: {
+    match: boolean;
+    reason: string;
+    variantKey: string;
+    variantAttachment: string;
+    segmentKeys: string[];
+  };
 }
 
 describe('@flipt-io/flipt-client-js against Vexil', () => {
   let server: ListeningServer;
   let client: FliptClient;
 
-  const serverBatch = async (namespaceKey: string, flags: string[], entityId: string, context: Record<string, string>) => {
+  const serverBatch = async (
+    namespaceKey: string,
+    flags: string[],
+    entityId: string,
+    context: Record<string, string>,
+  ) => {
     const res = await fetch(`${server.baseUrl}/evaluate/v1/batch`, {
       method: 'POST',
       body: JSON.stringify({ requests: flags.map((flagKey) => ({ namespaceKey, flagKey, entityId, context })) }),
@@ -47,7 +63,12 @@ describe('@flipt-io/flipt-client-js against Vexil', () => {
   });
 
   it('loads every flag of the snapshot', () => {
-    expect(client.listFlags().map((f: { key: string }) => f.key).sort()).toEqual([...RICH_VARIANT_FLAGS, ...RICH_BOOLEAN_FLAGS].sort());
+    expect(
+      client
+        .listFlags()
+        .map((f: { key: string }) => f.key)
+        .sort(),
+    ).toEqual([...RICH_VARIANT_FLAGS, ...RICH_BOOLEAN_FLAGS].sort());
   });
 
   it(`answers locally what the server answers, for ${ENTITIES} entities and every flag`, async () => {
@@ -79,7 +100,9 @@ describe('@flipt-io/flipt-client-js against Vexil', () => {
         compared++;
         seen.add(`${flagKey} ${JSON.stringify(remote)}`);
         if (JSON.stringify(local) !== JSON.stringify(remote) && mismatches.length < 20) {
-          mismatches.push(`${flagKey} ${entityId} ${JSON.stringify(context)}: local ${JSON.stringify(local)} server ${JSON.stringify(remote)}`);
+          mismatches.push(
+            `${flagKey} ${entityId} ${JSON.stringify(context)}: local ${JSON.stringify(local)} server ${JSON.stringify(remote)}`,
+          );
         }
       });
     }
@@ -88,7 +111,12 @@ describe('@flipt-io/flipt-client-js against Vexil', () => {
     // The fixture reaches every kind of outcome, not one answer per flag.
     const reasons = new Set([...seen].map((s) => s.match(/"([A-Z_]+_EVALUATION_REASON)"/)?.[1]));
     expect(reasons).toEqual(
-      new Set(['MATCH_EVALUATION_REASON', 'DEFAULT_EVALUATION_REASON', 'UNKNOWN_EVALUATION_REASON', 'FLAG_DISABLED_EVALUATION_REASON']),
+      new Set([
+        'MATCH_EVALUATION_REASON',
+        'DEFAULT_EVALUATION_REASON',
+        'UNKNOWN_EVALUATION_REASON',
+        'FLAG_DISABLED_EVALUATION_REASON',
+      ]),
     );
     expect(seen.size).toBeGreaterThan(15);
   }, 120_000);
@@ -122,9 +150,14 @@ describe('@flipt-io/flipt-client-js against Vexil', () => {
       // user-4: bucket crc32("partialuser-4") % 1000 = 906, past the 300 buckets the 30 % rollout covers.
       const [partial, byAge] = await serverBatch('engine-gaps', ['partial', 'by-age'], 'user-4', { age: '18.5' });
       expect(partial?.variantResponse).toMatchObject({ match: false, variantKey: '' });
-      expect(local.evaluateVariant({ flagKey: 'partial', entityId: 'user-4', context: {} })).toMatchObject({ match: true, variantKey: 'on' });
+      expect(local.evaluateVariant({ flagKey: 'partial', entityId: 'user-4', context: {} })).toMatchObject({
+        match: true,
+        variantKey: 'on',
+      });
       expect(byAge?.variantResponse).toMatchObject({ match: true, segmentKeys: ['grown'] });
-      expect(local.evaluateVariant({ flagKey: 'by-age', entityId: 'user-4', context: { age: '18.5' } })).toMatchObject({ match: false });
+      expect(local.evaluateVariant({ flagKey: 'by-age', entityId: 'user-4', context: { age: '18.5' } })).toMatchObject({
+        match: false,
+      });
     } finally {
       local.close();
     }

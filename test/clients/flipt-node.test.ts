@@ -35,7 +35,12 @@ describe('@flipt-io/flipt against vexil serve', () => {
       entityId: 'user-3',
       context: { plan: 'pro' },
     });
-    expect(res).toMatchObject({ enabled: true, reason: 'MATCH_EVALUATION_REASON', flagKey: 'new-ui', segmentKeys: ['pro'] });
+    expect(res).toMatchObject({
+      enabled: true,
+      reason: 'MATCH_EVALUATION_REASON',
+      flagKey: 'new-ui',
+      segmentKeys: ['pro'],
+    });
     // The client's type omits requestId; the answer carries it.
     expect((res as unknown as { requestId: string }).requestId).not.toBe('');
     expect(typeof res.requestDurationMillis).toBe('number');
@@ -76,7 +81,10 @@ describe('@flipt-io/flipt against vexil serve', () => {
       'ERROR_EVALUATION_RESPONSE_TYPE',
     ]);
     expect(res.responses[0]?.booleanResponse).toMatchObject({ enabled: true, reason: 'DEFAULT_EVALUATION_REASON' });
-    expect(res.responses[1]?.variantResponse).toMatchObject({ variantKey: 'l', reason: 'FLAG_DISABLED_EVALUATION_REASON' });
+    expect(res.responses[1]?.variantResponse).toMatchObject({
+      variantKey: 'l',
+      reason: 'FLAG_DISABLED_EVALUATION_REASON',
+    });
     expect(res.responses[2]?.booleanResponse).toMatchObject({ enabled: true, flagKey: 'only-in-b' });
     expect(res.responses[3]?.errorResponse).toEqual({
       flagKey: 'missing',

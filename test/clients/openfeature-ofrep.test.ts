@@ -37,7 +37,11 @@ describe('@openfeature/server-sdk + @openfeature/ofrep-provider against Vexil', 
 
   it('string flags: the variant key, with segments and attachment as flag metadata', async () => {
     const client = OpenFeature.getClient('default-ns');
-    const details = await client.getStringDetails('color', 'none', { targetingKey: 'user-3', plan: 'pro', country: 'fr' });
+    const details = await client.getStringDetails('color', 'none', {
+      targetingKey: 'user-3',
+      plan: 'pro',
+      country: 'fr',
+    });
     expect(details).toMatchObject({ value: 'blue', variant: 'blue', reason: 'TARGETING_MATCH' });
     expect(details.flagMetadata.attachment).toBe('{"hex":"#00f","dark":true}');
     expect(String(details.flagMetadata.segments).split(',').sort()).toEqual(['eu', 'pro']);
@@ -68,8 +72,13 @@ describe('@openfeature/server-sdk + @openfeature/ofrep-provider against Vexil', 
 
   it('X-Service-Namespace selects the namespace', async () => {
     const b = OpenFeature.getClient('team-b');
-    expect(await b.getBooleanDetails('only-in-b', false, { targetingKey: 'u' })).toMatchObject({ value: true, reason: 'DEFAULT' });
-    const other = await OpenFeature.getClient('default-ns').getBooleanDetails('only-in-b', false, { targetingKey: 'u' });
+    expect(await b.getBooleanDetails('only-in-b', false, { targetingKey: 'u' })).toMatchObject({
+      value: true,
+      reason: 'DEFAULT',
+    });
+    const other = await OpenFeature.getClient('default-ns').getBooleanDetails('only-in-b', false, {
+      targetingKey: 'u',
+    });
     expect(other.errorCode).toBe(ErrorCode.FLAG_NOT_FOUND);
   });
 });

@@ -198,11 +198,20 @@ export async function seedRichNamespace(seeder: Seeder, options: RichOptions = {
     { key: 'beta', constraints: [{ type: 'BOOLEAN_COMPARISON_TYPE', property: 'beta', operator: 'true' }] },
     {
       key: 'recent',
-      constraints: [{ type: 'DATETIME_COMPARISON_TYPE', property: 'signup', operator: 'gt', value: '2024-01-01T00:00:00Z' }],
+      constraints: [
+        { type: 'DATETIME_COMPARISON_TYPE', property: 'signup', operator: 'gt', value: '2024-01-01T00:00:00Z' },
+      ],
     },
     {
       key: 'vip',
-      constraints: [{ type: 'ENTITY_ID_COMPARISON_TYPE', property: 'entityId', operator: 'isoneof', value: '["user-1","user-7","user-42"]' }],
+      constraints: [
+        {
+          type: 'ENTITY_ID_COMPARISON_TYPE',
+          property: 'entityId',
+          operator: 'isoneof',
+          value: '["user-1","user-7","user-42"]',
+        },
+      ],
     },
     { key: 'everyone' },
     {
@@ -225,29 +234,51 @@ export async function seedRichNamespace(seeder: Seeder, options: RichOptions = {
       {
         segments: ['adults'],
         distributions: gaps
-          ? [['red', 33.33], ['green', 33.33], ['blue', 33.34]]
-          : [['red', 25], ['green', 25], ['blue', 50]],
+          ? [
+              ['red', 33.33],
+              ['green', 33.33],
+              ['blue', 33.34],
+            ]
+          : [
+              ['red', 25],
+              ['green', 25],
+              ['blue', 50],
+            ],
       },
       { segments: ['everyone'], distributions: [['green', gaps ? 30 : 100]] },
     ],
   });
-  await seeder.variantFlag({ key: 'size', enabled: false, variants: [{ key: 's' }, { key: 'l' }], defaultVariant: 'l' });
+  await seeder.variantFlag({
+    key: 'size',
+    enabled: false,
+    variants: [{ key: 's' }, { key: 'l' }],
+    defaultVariant: 'l',
+  });
   await seeder.variantFlag({ key: 'theme', variants: [{ key: 'light' }, { key: 'dark' }] });
   await seeder.variantFlag({
     key: 'layout',
     variants: [{ key: 'grid', attachment: '{"columns":3}' }, { key: 'list' }],
     rules: [
       { segments: ['beta'] },
-      { segments: ['vip', 'recent'], distributions: [['grid', 50], ['list', 50]] },
-      { segments: ['staff', 'eu'], distributions: [['list', 0], ['grid', gaps ? 60 : 100]] },
+      {
+        segments: ['vip', 'recent'],
+        distributions: [
+          ['grid', 50],
+          ['list', 50],
+        ],
+      },
+      {
+        segments: ['staff', 'eu'],
+        distributions: [
+          ['list', 0],
+          ['grid', gaps ? 60 : 100],
+        ],
+      },
     ],
   });
   await seeder.booleanFlag({
     key: 'new-ui',
-    rollouts: [
-      { segment: { segments: ['pro'], value: true } },
-      { threshold: { percentage: 30, value: true } },
-    ],
+    rollouts: [{ segment: { segments: ['pro'], value: true } }, { threshold: { percentage: 30, value: true } }],
   });
   await seeder.booleanFlag({
     key: 'dark-mode',
@@ -267,7 +298,8 @@ export async function seedRichNamespace(seeder: Seeder, options: RichOptions = {
  * the engine parses integers only) and date-only datetimes ("2024-02-01": RFC 3339 only).
  */
 export function contextFor(i: number, clientCompatible = false): Record<string, string> {
-  const pick = <T>(options: T[], salt: number): T => options[(i * 7 + salt * 13 + ((i >> 3) % 5)) % options.length] as T;
+  const pick = <T>(options: T[], salt: number): T =>
+    options[(i * 7 + salt * 13 + ((i >> 3) % 5)) % options.length] as T;
   const context: Record<string, string> = {};
   const plan = pick(['pro', 'free', 'team', undefined], 1);
   if (plan !== undefined) context.plan = plan;
@@ -280,7 +312,13 @@ export function contextFor(i: number, clientCompatible = false): Record<string, 
   const beta = pick(['true', 'false', 'yes', undefined], 5);
   if (beta !== undefined) context.beta = beta;
   const signup = pick(
-    ['2023-06-01T00:00:00Z', '2024-03-01T12:00:00Z', clientCompatible ? '2024-01-01T00:00:01Z' : '2024-02-01', 'not-a-date', undefined],
+    [
+      '2023-06-01T00:00:00Z',
+      '2024-03-01T12:00:00Z',
+      clientCompatible ? '2024-01-01T00:00:01Z' : '2024-02-01',
+      'not-a-date',
+      undefined,
+    ],
     6,
   );
   if (signup !== undefined) context.signup = signup;

@@ -33,9 +33,21 @@ describeEachBackend('evaluation API (/evaluate/v1)', (backend) => {
     await vectors.variantFlag({
       key: 'foo',
       variants: [{ key: 'boz' }, { key: 'booz' }],
-      rules: [{ segments: ['all'], distributions: [['boz', 50], ['booz', 50]] }],
+      rules: [
+        {
+          segments: ['all'],
+          distributions: [
+            ['boz', 50],
+            ['booz', 50],
+          ],
+        },
+      ],
     });
-    await vectors.booleanFlag({ key: 'half', enabled: false, rollouts: [{ threshold: { percentage: 50, value: true } }] });
+    await vectors.booleanFlag({
+      key: 'half',
+      enabled: false,
+      rollouts: [{ threshold: { percentage: 50, value: true } }],
+    });
   });
   afterAll(async () => t?.close());
 
@@ -70,15 +82,24 @@ describeEachBackend('evaluation API (/evaluate/v1)', (backend) => {
         flagKey: 'kill-switch',
         entityId: 'x',
       });
-      expect(res.body).toMatchObject({ requestId: 'req-1', enabled: true, reason: 'DEFAULT_EVALUATION_REASON', segmentKeys: [] });
+      expect(res.body).toMatchObject({
+        requestId: 'req-1',
+        enabled: true,
+        reason: 'DEFAULT_EVALUATION_REASON',
+        segmentKeys: [],
+      });
     });
 
-    it("buckets thresholds like Flipt: crc32(entityId + flagKey) % 100 < percentage", async () => {
+    it('buckets thresholds like Flipt: crc32(entityId + flagKey) % 100 < percentage', async () => {
       // crc32("1half") % 100 and crc32("2half") % 100, checked against an independent CRC32.
       const { crc32 } = await import('node:zlib');
       for (const entityId of ['1', '2', '3', 'alice', 'bob', 'ünï']) {
         const bucket = crc32(Buffer.from(`${entityId}half`)) % 100;
-        const res = await call(t.app, 'POST', '/evaluate/v1/boolean', { namespaceKey: 'vectors', flagKey: 'half', entityId });
+        const res = await call(t.app, 'POST', '/evaluate/v1/boolean', {
+          namespaceKey: 'vectors',
+          flagKey: 'half',
+          entityId,
+        });
         expect({ entityId, enabled: res.body.enabled, reason: res.body.reason }).toEqual({
           entityId,
           enabled: bucket < 50,
@@ -116,8 +137,16 @@ describeEachBackend('evaluation API (/evaluate/v1)', (backend) => {
     });
 
     it("Flipt's bucketing vectors: foo/1 → boz, foo/2 → booz", async () => {
-      const one = await call(t.app, 'POST', '/evaluate/v1/variant', { namespaceKey: 'vectors', flagKey: 'foo', entityId: '1' });
-      const two = await call(t.app, 'POST', '/evaluate/v1/variant', { namespaceKey: 'vectors', flagKey: 'foo', entityId: '2' });
+      const one = await call(t.app, 'POST', '/evaluate/v1/variant', {
+        namespaceKey: 'vectors',
+        flagKey: 'foo',
+        entityId: '1',
+      });
+      const two = await call(t.app, 'POST', '/evaluate/v1/variant', {
+        namespaceKey: 'vectors',
+        flagKey: 'foo',
+        entityId: '2',
+      });
       expect(one.body).toMatchObject({ match: true, variantKey: 'boz', segmentKeys: ['all'] });
       expect(two.body).toMatchObject({ match: true, variantKey: 'booz', segmentKeys: ['all'] });
     });
@@ -137,7 +166,12 @@ describeEachBackend('evaluation API (/evaluate/v1)', (backend) => {
         entityId: 'x',
         context: { beta: 'true' },
       });
-      expect(noDistributions.body).toMatchObject({ match: true, reason: 'MATCH_EVALUATION_REASON', variantKey: '', segmentKeys: ['beta'] });
+      expect(noDistributions.body).toMatchObject({
+        match: true,
+        reason: 'MATCH_EVALUATION_REASON',
+        variantKey: '',
+        segmentKeys: ['beta'],
+      });
     });
 
     it('a boolean flag is 400 "flag type BOOLEAN_FLAG_TYPE invalid"', async () => {
@@ -166,9 +200,19 @@ describeEachBackend('evaluation API (/evaluate/v1)', (backend) => {
       ]);
       const [first, second] = explain.rules;
       const pro = first.segments.find((s: { key: string }) => s.key === 'pro');
-      expect(pro.constraints[0]).toMatchObject({ property: 'plan', actual: 'free', matched: false, failure: 'comparison false' });
+      expect(pro.constraints[0]).toMatchObject({
+        property: 'plan',
+        actual: 'free',
+        matched: false,
+        failure: 'comparison false',
+      });
       const eu = first.segments.find((s: { key: string }) => s.key === 'eu');
-      expect(eu.constraints[0]).toMatchObject({ property: 'country', actual: null, matched: false, failure: 'missing property' });
+      expect(eu.constraints[0]).toMatchObject({
+        property: 'country',
+        actual: null,
+        matched: false,
+        failure: 'missing property',
+      });
       expect(second.segments[0].constraints[0]).toMatchObject({
         property: 'age',
         actual: 'abc',
@@ -224,13 +268,20 @@ describeEachBackend('evaluation API (/evaluate/v1)', (backend) => {
       expect(r[0].type).toBe('BOOLEAN_EVALUATION_RESPONSE_TYPE');
       expect(Object.keys(r[0].booleanResponse)).toEqual(BOOLEAN_KEYS);
       expect(r[0].booleanResponse).toMatchObject({ enabled: true, requestId: 'item-1', segmentKeys: ['pro'] });
-      expect(r[1]).toMatchObject({ type: 'VARIANT_EVALUATION_RESPONSE_TYPE', variantResponse: { variantKey: 'boz', requestId: '' } });
+      expect(r[1]).toMatchObject({
+        type: 'VARIANT_EVALUATION_RESPONSE_TYPE',
+        variantResponse: { variantKey: 'boz', requestId: '' },
+      });
       expect(Object.keys(r[1].variantResponse)).toEqual(VARIANT_KEYS);
       expect(r[2]).toEqual({
         type: 'ERROR_EVALUATION_RESPONSE_TYPE',
         errorResponse: { flagKey: 'missing', namespaceKey: '', reason: 'NOT_FOUND_ERROR_EVALUATION_REASON' },
       });
-      expect(r[3].errorResponse).toEqual({ flagKey: 'color', namespaceKey: 'ghost', reason: 'NOT_FOUND_ERROR_EVALUATION_REASON' });
+      expect(r[3].errorResponse).toEqual({
+        flagKey: 'color',
+        namespaceKey: 'ghost',
+        reason: 'NOT_FOUND_ERROR_EVALUATION_REASON',
+      });
       expect(r[4].variantResponse).toMatchObject({ reason: 'FLAG_DISABLED_EVALUATION_REASON', variantKey: 'l' });
       // Every item carries the batch's duration and timestamp.
       expect(r[0].booleanResponse.requestDurationMillis).toBe(res.body.requestDurationMillis);
@@ -253,25 +304,91 @@ describeEachBackend('evaluation API (/evaluate/v1)', (backend) => {
       expect(ok.body.responses).toHaveLength(50);
       const over = await call(t.app, 'POST', '/evaluate/v1/batch', { requests: Array(51).fill(item) });
       expect(over.status).toBe(400);
-      expect(over.body).toEqual({ code: 3, message: 'invalid field requests: must contain at most 50 items (got 51)', details: [] });
-      const legacy = await call(t.app, 'POST', '/api/v1/batch-evaluate', { requests: Array(51).fill({ flagKey: 'color', entityId: 'x' }) });
+      expect(over.body).toEqual({
+        code: 3,
+        message: 'invalid field requests: must contain at most 50 items (got 51)',
+        details: [],
+      });
+      const legacy = await call(t.app, 'POST', '/api/v1/batch-evaluate', {
+        requests: Array(51).fill({ flagKey: 'color', entityId: 'x' }),
+      });
       expect(legacy.status).toBe(400);
     });
   });
 
   describe('bad input gets a 4xx, never a 500', () => {
     const cases: [string, string, unknown, number, string][] = [
-      ['boolean, number in context', '/evaluate/v1/boolean', { flagKey: 'new-ui', entityId: 'x', context: { age: 30 } }, 400, 'invalid values for key(s) in json body'],
-      ['boolean, boolean in context', '/evaluate/v1/boolean', { flagKey: 'new-ui', entityId: 'x', context: { beta: true } }, 400, 'invalid values for key(s) in json body'],
-      ['variant, object in context', '/evaluate/v1/variant', { flagKey: 'color', entityId: 'x', context: { a: { b: 'c' } } }, 400, 'invalid values for key(s) in json body'],
-      ['variant, array in context', '/evaluate/v1/variant', { flagKey: 'color', entityId: 'x', context: { a: ['b'] } }, 400, 'invalid values for key(s) in json body'],
-      ['variant, context not an object', '/evaluate/v1/variant', { flagKey: 'color', context: 'plan=pro' }, 400, 'invalid values for key(s) in json body'],
-      ['variant, flagKey a number', '/evaluate/v1/variant', { flagKey: 12 }, 400, 'invalid values for key(s) in json body'],
-      ['batch, item context number', '/evaluate/v1/batch', { requests: [{ flagKey: 'color', context: { n: 1 } }] }, 400, 'invalid values for key(s) in json body'],
-      ['batch, requests not a list', '/evaluate/v1/batch', { requests: { flagKey: 'color' } }, 400, 'invalid values for key(s) in json body'],
+      [
+        'boolean, number in context',
+        '/evaluate/v1/boolean',
+        { flagKey: 'new-ui', entityId: 'x', context: { age: 30 } },
+        400,
+        'invalid values for key(s) in json body',
+      ],
+      [
+        'boolean, boolean in context',
+        '/evaluate/v1/boolean',
+        { flagKey: 'new-ui', entityId: 'x', context: { beta: true } },
+        400,
+        'invalid values for key(s) in json body',
+      ],
+      [
+        'variant, object in context',
+        '/evaluate/v1/variant',
+        { flagKey: 'color', entityId: 'x', context: { a: { b: 'c' } } },
+        400,
+        'invalid values for key(s) in json body',
+      ],
+      [
+        'variant, array in context',
+        '/evaluate/v1/variant',
+        { flagKey: 'color', entityId: 'x', context: { a: ['b'] } },
+        400,
+        'invalid values for key(s) in json body',
+      ],
+      [
+        'variant, context not an object',
+        '/evaluate/v1/variant',
+        { flagKey: 'color', context: 'plan=pro' },
+        400,
+        'invalid values for key(s) in json body',
+      ],
+      [
+        'variant, flagKey a number',
+        '/evaluate/v1/variant',
+        { flagKey: 12 },
+        400,
+        'invalid values for key(s) in json body',
+      ],
+      [
+        'batch, item context number',
+        '/evaluate/v1/batch',
+        { requests: [{ flagKey: 'color', context: { n: 1 } }] },
+        400,
+        'invalid values for key(s) in json body',
+      ],
+      [
+        'batch, requests not a list',
+        '/evaluate/v1/batch',
+        { requests: { flagKey: 'color' } },
+        400,
+        'invalid values for key(s) in json body',
+      ],
       ['body is a list', '/evaluate/v1/boolean', [], 400, 'invalid values for key(s) in json body'],
-      ['unknown flag', '/evaluate/v1/boolean', { flagKey: 'nope', entityId: 'x' }, 404, 'flag "default/nope" not found'],
-      ['unknown namespace', '/evaluate/v1/variant', { namespaceKey: 'ghost', flagKey: 'color', entityId: 'x' }, 404, 'flag "ghost/color" not found'],
+      [
+        'unknown flag',
+        '/evaluate/v1/boolean',
+        { flagKey: 'nope', entityId: 'x' },
+        404,
+        'flag "default/nope" not found',
+      ],
+      [
+        'unknown namespace',
+        '/evaluate/v1/variant',
+        { namespaceKey: 'ghost', flagKey: 'color', entityId: 'x' },
+        404,
+        'flag "ghost/color" not found',
+      ],
       ['empty body', '/evaluate/v1/boolean', '', 404, 'flag "default/" not found'],
       ['empty object', '/evaluate/v1/variant', {}, 404, 'flag "default/" not found'],
       ['not JSON', '/evaluate/v1/variant', '{"flagKey":', 400, 'request body is not valid JSON'],
@@ -279,7 +396,10 @@ describeEachBackend('evaluation API (/evaluate/v1)', (backend) => {
     for (const [name, url, body, status, message] of cases) {
       it(name, async () => {
         const res = await call(t.app, 'POST', url, body);
-        expect({ status: res.status, body: res.body }).toEqual({ status, body: { code: status === 404 ? 5 : 3, message, details: [] } });
+        expect({ status: res.status, body: res.body }).toEqual({
+          status,
+          body: { code: status === 404 ? 5 : 3, message, details: [] },
+        });
       });
     }
 
@@ -299,7 +419,11 @@ describeEachBackend('evaluation API (/evaluate/v1)', (backend) => {
       });
       expect(res.status).toBe(200);
       expect(res.body.requestId).toMatch(UUID_V4);
-      const nullContext = await call(t.app, 'POST', '/evaluate/v1/variant', { flagKey: 'color', entityId: 'x', context: null });
+      const nullContext = await call(t.app, 'POST', '/evaluate/v1/variant', {
+        flagKey: 'color',
+        entityId: 'x',
+        context: null,
+      });
       expect(nullContext.status).toBe(200);
     });
 
@@ -310,7 +434,7 @@ describeEachBackend('evaluation API (/evaluate/v1)', (backend) => {
   });
 
   describe('legacy /api/v1/evaluate', () => {
-    it("answers flipt.EvaluationResponse, keys in proto order", async () => {
+    it('answers flipt.EvaluationResponse, keys in proto order', async () => {
       const res = await call(t.app, 'POST', '/api/v1/evaluate', {
         flagKey: 'color',
         entityId: 'e1',
@@ -374,10 +498,17 @@ describeEachBackend('evaluation API (/evaluate/v1)', (backend) => {
       expect(res.status).toBe(200);
       expect(res.body.requestId).toBe('b1');
       expect(res.body.responses.map((r: { flagKey: string }) => r.flagKey)).toEqual(['color', 'size']);
-      expect(res.body.responses[0]).toMatchObject({ requestId: '', value: 'blue', namespaceKey: 'default', requestDurationMillis: 0 });
+      expect(res.body.responses[0]).toMatchObject({
+        requestId: '',
+        value: 'blue',
+        namespaceKey: 'default',
+        requestDurationMillis: 0,
+      });
       expect(res.body.responses[0].timestamp).toMatch(RFC3339_UTC);
 
-      const notFound = await call(t.app, 'POST', '/api/v1/batch-evaluate', { requests: [{ flagKey: 'missing', entityId: 'x' }] });
+      const notFound = await call(t.app, 'POST', '/api/v1/batch-evaluate', {
+        requests: [{ flagKey: 'missing', entityId: 'x' }],
+      });
       expect(notFound.status).toBe(404);
       const mixed = await call(t.app, 'POST', '/api/v1/namespaces/default/batch-evaluate', {
         requests: [{ namespaceKey: 'vectors', flagKey: 'foo', entityId: 'x' }],
@@ -399,10 +530,18 @@ describeEachBackend('evaluation API (/evaluate/v1)', (backend) => {
       for (let i = 0; evaluations < 10_000; i++) {
         let res: Awaited<ReturnType<typeof call>>;
         if (i % 4 === 0) {
-          res = await call(t.app, 'POST', '/evaluate/v1/boolean', { namespaceKey: 'vectors', flagKey: 'half', entityId: `e${i}` });
+          res = await call(t.app, 'POST', '/evaluate/v1/boolean', {
+            namespaceKey: 'vectors',
+            flagKey: 'half',
+            entityId: `e${i}`,
+          });
           evaluations += 1;
         } else if (i % 4 === 1) {
-          res = await call(t.app, 'POST', '/evaluate/v1/variant', { namespaceKey: 'vectors', flagKey: 'foo', entityId: `e${i}` });
+          res = await call(t.app, 'POST', '/evaluate/v1/variant', {
+            namespaceKey: 'vectors',
+            flagKey: 'foo',
+            entityId: `e${i}`,
+          });
           evaluations += 1;
         } else {
           const requests = Array.from({ length: 50 }, (_, j) => ({
@@ -423,7 +562,11 @@ describeEachBackend('evaluation API (/evaluate/v1)', (backend) => {
 
     it('snapshots of namespaces that do not exist are bounded in number', async () => {
       for (let i = 0; i < 1_100; i++) {
-        const res = await call(t.app, 'POST', '/evaluate/v1/boolean', { namespaceKey: `ghost-${i}`, flagKey: 'x', entityId: 'y' });
+        const res = await call(t.app, 'POST', '/evaluate/v1/boolean', {
+          namespaceKey: `ghost-${i}`,
+          flagKey: 'x',
+          entityId: 'y',
+        });
         expect(res.status).toBe(404);
       }
       const held = t.app.snapshots.heldNamespaces();

@@ -12,7 +12,8 @@ describeEachBackend('OFREP (/ofrep/v1)', (backend) => {
 
   beforeAll(async () => {
     t = await startTestApp(backend);
-    const http = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => call(t.app, method, url, body);
+    const http = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) =>
+      call(t.app, method, url, body);
     await seedRichNamespace(new Seeder(http));
     const other = new Seeder(http, 'team-b');
     await other.namespaceExists();
@@ -25,7 +26,13 @@ describeEachBackend('OFREP (/ofrep/v1)', (backend) => {
       const res = await ofrep('/new-ui', { context: { targetingKey: 'u1', plan: 'pro' } });
       expect(res.status).toBe(200);
       expect(Object.keys(res.body)).toEqual(FLAG_KEYS);
-      expect(res.body).toEqual({ key: 'new-ui', reason: 'TARGETING_MATCH', variant: 'true', metadata: {}, value: true });
+      expect(res.body).toEqual({
+        key: 'new-ui',
+        reason: 'TARGETING_MATCH',
+        variant: 'true',
+        metadata: {},
+        value: true,
+      });
       const kill = await ofrep('/kill-switch', { context: { targetingKey: 'u1' } });
       expect(kill.body).toEqual({ key: 'kill-switch', reason: 'DEFAULT', variant: 'true', metadata: {}, value: true });
     });
@@ -66,13 +73,55 @@ describeEachBackend('OFREP (/ofrep/v1)', (backend) => {
 
   describe('errors use the OFREP body', () => {
     const cases: [string, string, unknown, number, object][] = [
-      ['unknown flag', '/nope', { context: {} }, 404, { key: 'nope', errorCode: 'FLAG_NOT_FOUND', errorDetails: 'flag was not found nope' }],
-      ['number in context', '/new-ui', { context: { age: 3 } }, 400, { key: 'new-ui', errorCode: 'INVALID_CONTEXT', errorDetails: 'invalid values for key(s) in json body' }],
-      ['context not an object', '/new-ui', { context: ['a'] }, 400, { key: 'new-ui', errorCode: 'INVALID_CONTEXT', errorDetails: 'invalid values for key(s) in json body' }],
-      ['bulk: number in context', '', { context: { n: 1 } }, 400, { errorCode: 'INVALID_CONTEXT', errorDetails: 'invalid values for key(s) in json body' }],
-      ['bulk: unknown flag listed', '', { context: { flags: ['new-ui', 'nope'] } }, 404, { key: 'nope', errorCode: 'FLAG_NOT_FOUND', errorDetails: 'flag was not found nope' }],
-      ['not JSON', '/new-ui', '{"context":', 400, { key: 'new-ui', errorCode: 'PARSE_ERROR', errorDetails: 'request body is not valid JSON' }],
-      ['bulk: not JSON', '', '{"context":', 400, { errorCode: 'PARSE_ERROR', errorDetails: 'request body is not valid JSON' }],
+      [
+        'unknown flag',
+        '/nope',
+        { context: {} },
+        404,
+        { key: 'nope', errorCode: 'FLAG_NOT_FOUND', errorDetails: 'flag was not found nope' },
+      ],
+      [
+        'number in context',
+        '/new-ui',
+        { context: { age: 3 } },
+        400,
+        { key: 'new-ui', errorCode: 'INVALID_CONTEXT', errorDetails: 'invalid values for key(s) in json body' },
+      ],
+      [
+        'context not an object',
+        '/new-ui',
+        { context: ['a'] },
+        400,
+        { key: 'new-ui', errorCode: 'INVALID_CONTEXT', errorDetails: 'invalid values for key(s) in json body' },
+      ],
+      [
+        'bulk: number in context',
+        '',
+        { context: { n: 1 } },
+        400,
+        { errorCode: 'INVALID_CONTEXT', errorDetails: 'invalid values for key(s) in json body' },
+      ],
+      [
+        'bulk: unknown flag listed',
+        '',
+        { context: { flags: ['new-ui', 'nope'] } },
+        404,
+        { key: 'nope', errorCode: 'FLAG_NOT_FOUND', errorDetails: 'flag was not found nope' },
+      ],
+      [
+        'not JSON',
+        '/new-ui',
+        '{"context":',
+        400,
+        { key: 'new-ui', errorCode: 'PARSE_ERROR', errorDetails: 'request body is not valid JSON' },
+      ],
+      [
+        'bulk: not JSON',
+        '',
+        '{"context":',
+        400,
+        { errorCode: 'PARSE_ERROR', errorDetails: 'request body is not valid JSON' },
+      ],
     ];
     for (const [name, url, body, status, expected] of cases) {
       it(name, async () => {
@@ -105,7 +154,14 @@ describeEachBackend('OFREP (/ofrep/v1)', (backend) => {
     it('every boolean flag and every enabled variant flag, in creation order', async () => {
       const res = await ofrep('', { context: { targetingKey: 'u1' } });
       expect(res.status).toBe(200);
-      expect(res.body.flags.map((f: { key: string }) => f.key)).toEqual(['color', 'theme', 'layout', 'new-ui', 'dark-mode', 'kill-switch']);
+      expect(res.body.flags.map((f: { key: string }) => f.key)).toEqual([
+        'color',
+        'theme',
+        'layout',
+        'new-ui',
+        'dark-mode',
+        'kill-switch',
+      ]);
       for (const f of res.body.flags) expect(Object.keys(f)).toEqual(FLAG_KEYS);
     });
 
@@ -132,13 +188,21 @@ describeEachBackend('OFREP (/ofrep/v1)', (backend) => {
       const etag = first.headers.etag as string;
       expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
 
-      const reordered = await ofrep('', { context: { country: 'de', plan: 'pro', targetingKey: 'u1' } }, { 'if-none-match': etag });
+      const reordered = await ofrep(
+        '',
+        { context: { country: 'de', plan: 'pro', targetingKey: 'u1' } },
+        { 'if-none-match': etag },
+      );
       expect(reordered.status).toBe(304);
       expect(reordered.body).toBeUndefined();
       expect(reordered.headers.etag).toBe(etag);
       expect((await ofrep('', body, { 'if-none-match': `W/${etag}, "other"` })).status).toBe(304);
 
-      const otherContext = await ofrep('', { context: { targetingKey: 'u2', plan: 'pro', country: 'de' } }, { 'if-none-match': etag });
+      const otherContext = await ofrep(
+        '',
+        { context: { targetingKey: 'u2', plan: 'pro', country: 'de' } },
+        { 'if-none-match': etag },
+      );
       expect(otherContext.status).toBe(200);
       expect(otherContext.headers.etag).not.toBe(etag);
       const otherNamespace = await ofrep('', body, { 'if-none-match': etag, 'x-service-namespace': 'team-b' });
@@ -167,7 +231,10 @@ describeEachBackend('OFREP (/ofrep/v1)', (backend) => {
       const cached = await startTestApp(backend, { cache: { enabled: true, ttl: '30s' } });
       try {
         const withCache = await call(cached.app, 'GET', '/ofrep/v1/configuration');
-        expect(withCache.body.capabilities.cacheInvalidation.polling).toEqual({ enabled: true, minPollingIntervalMs: 30_000 });
+        expect(withCache.body.capabilities.cacheInvalidation.polling).toEqual({
+          enabled: true,
+          minPollingIntervalMs: 30_000,
+        });
       } finally {
         await cached.close();
       }

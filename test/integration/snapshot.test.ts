@@ -19,7 +19,8 @@ interface WireFlag {
 
 describeEachBackend('client-side snapshot (/internal/v1/evaluation/snapshot)', (backend) => {
   let t: TestApp;
-  const get = (namespace: string, headers: Record<string, string> = {}) => call(t.app, 'GET', `${URL}/${namespace}`, undefined, headers);
+  const get = (namespace: string, headers: Record<string, string> = {}) =>
+    call(t.app, 'GET', `${URL}/${namespace}`, undefined, headers);
   const flag = (body: { flags: WireFlag[] }, key: string) => body.flags.find((f) => f.key === key) as WireFlag;
 
   beforeAll(async () => {
@@ -89,8 +90,17 @@ describeEachBackend('client-side snapshot (/internal/v1/evaluation/snapshot)', (
         description: '',
         matchType: 'ANY_SEGMENT_MATCH_TYPE',
         constraints: [
-          expect.objectContaining({ type: 'STRING_CONSTRAINT_COMPARISON_TYPE', property: 'country', operator: 'isoneof' }),
-          expect.objectContaining({ type: 'STRING_CONSTRAINT_COMPARISON_TYPE', property: 'region', operator: 'eq', value: 'eu' }),
+          expect.objectContaining({
+            type: 'STRING_CONSTRAINT_COMPARISON_TYPE',
+            property: 'country',
+            operator: 'isoneof',
+          }),
+          expect.objectContaining({
+            type: 'STRING_CONSTRAINT_COMPARISON_TYPE',
+            property: 'region',
+            operator: 'eq',
+            value: 'eu',
+          }),
         ],
       });
       expect(Object.keys(eu.constraints[0])).toEqual(['id', 'type', 'property', 'operator', 'value']);
@@ -98,7 +108,9 @@ describeEachBackend('client-side snapshot (/internal/v1/evaluation/snapshot)', (
 
     it('0 % distributions are kept, as Flipt lists them', async () => {
       const layout = flag((await get('default', CURRENT)).body, 'layout');
-      expect(layout.rules[2].distributions.map((d: { variantKey: string; rollout: number }) => [d.variantKey, d.rollout])).toEqual([
+      expect(
+        layout.rules[2].distributions.map((d: { variantKey: string; rollout: number }) => [d.variantKey, d.rollout]),
+      ).toEqual([
         ['list', 0],
         ['grid', 60],
       ]);
@@ -114,7 +126,11 @@ describeEachBackend('client-side snapshot (/internal/v1/evaluation/snapshot)', (
         segment: { value: false, segmentOperator: 'AND_SEGMENT_OPERATOR' },
       });
       expect(dark.rollouts[0].segment.segments.map((s: { key: string }) => s.key)).toEqual(['adults', 'eu']);
-      expect(dark.rollouts[1]).toEqual({ type: 'THRESHOLD_ROLLOUT_TYPE', rank: 2, threshold: { percentage: 33.3, value: false } });
+      expect(dark.rollouts[1]).toEqual({
+        type: 'THRESHOLD_ROLLOUT_TYPE',
+        rank: 2,
+        threshold: { percentage: 33.3, value: false },
+      });
     });
   });
 
@@ -149,13 +165,16 @@ describeEachBackend('client-side snapshot (/internal/v1/evaluation/snapshot)', (
   describe('ETag', () => {
     it('is the hex SHA-1 of the namespace revision; If-None-Match answers 304 with no body', async () => {
       const res = await get('default', CURRENT);
-      const revision = (await call(t.app, 'POST', '/evaluate/v1/boolean', { flagKey: 'kill-switch', entityId: 'x' })).headers[
-        'x-vexil-revision'
-      ] as string;
+      const revision = (await call(t.app, 'POST', '/evaluate/v1/boolean', { flagKey: 'kill-switch', entityId: 'x' }))
+        .headers['x-vexil-revision'] as string;
       const etag = res.headers.etag as string;
       expect(etag).toBe(createHash('sha1').update(revision).digest('hex'));
 
-      const again = await t.app.http.inject({ method: 'GET', url: `${URL}/default`, headers: { ...CURRENT, 'if-none-match': etag } });
+      const again = await t.app.http.inject({
+        method: 'GET',
+        url: `${URL}/default`,
+        headers: { ...CURRENT, 'if-none-match': etag },
+      });
       expect(again.statusCode).toBe(304);
       expect(again.body).toBe('');
       expect(again.headers.etag).toBe(etag);
@@ -164,7 +183,11 @@ describeEachBackend('client-side snapshot (/internal/v1/evaluation/snapshot)', (
 
     it('changes with every write, and the next snapshot shows it', async () => {
       const before = await get('default', CURRENT);
-      await call(t.app, 'PUT', '/api/v1/namespaces/default/flags/theme', { name: 'Theme', description: 'changed', enabled: true });
+      await call(t.app, 'PUT', '/api/v1/namespaces/default/flags/theme', {
+        name: 'Theme',
+        description: 'changed',
+        enabled: true,
+      });
       const after = await get('default', { ...CURRENT, 'if-none-match': before.headers.etag as string });
       expect(after.status).toBe(200);
       expect(after.headers.etag).not.toBe(before.headers.etag);

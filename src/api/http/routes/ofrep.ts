@@ -25,14 +25,14 @@ import {
   type OfrepBulkBody,
   OfrepBulkBody as OfrepBulkBodySchema,
   OfrepConfigurationSchema,
-  OfrepEvaluateBody,
   type OfrepErrorBody,
   type OfrepErrorCode,
+  OfrepEvaluateBody,
   type OfrepReason,
   ofrepErrorResponses,
 } from '../schemas/ofrep.js';
 import type { RouteDeps } from './deps.js';
-import { setRevision } from './evaluation.js';
+import { lazyRequestLogger, setRevision } from './evaluation.js';
 
 const tags = ['ofrep'];
 const TARGETING_KEY = 'targetingKey';
@@ -119,23 +119,21 @@ function toEvaluatedFlag(item: FlagEvaluation): EvaluatedFlag {
   throw new InvalidArgumentError(`flag "${item.errorResponse.flagKey}" could not be evaluated`);
 }
 
-/** Canonical form of a context: keys sorted, so equal contexts give equal ETags. */
-function canonicalContext(context: Readonly<Record<string, unknown>>): string {
-  const keys = Object.keys(context).sort();
-  let out = '';
-  for (const key of keys) out += `${JSON.stringify(key)}:${JSON.stringify(context[key] ?? '')},`;
-  return out;
-}
-
-function bulkEtag(namespaceKey: string, snapshot: NamespaceSnapshot, context: Readonly<Record<string, unknown>>): string {
-  const hash = createHash('sha1')
-    .update(namespaceKey)
-    .update('\0')
-    .update(snapshot.revision)
-    .update('\0')
-    .update(canonicalContext(context))
-    .digest('base64url');
-  return `"${hash}"`;
+/**
+ * The ETag of a bulk answer: a hash of the namespace, its revision and the context in canonical form
+ * (keys sorted; every part length-prefixed, so no two different inputs share a text).
+ */
+function bulkEtag(
+  namespaceKey: string,
+  snapshot: NamespaceSnapshot,
+  context: Readonly<Record<string, string | null>>,
+): string {
+  let text = `${namespaceKey.length}:${namespaceKey}${snapshot.revision.length}:${snapshot.revision}`;
+  for (const key of Object.keys(context).sort()) {
+    const value = context[key] ?? '';
+    text += `${key.length}:${key}${value.length}:${value}`;
+  }
+  return `"${createHash('sha1').update(text).digest('base64url')}"`;
 }
 
 /** Whether If-None-Match names this ETag (a list, weak forms and `*` included). */
@@ -257,6 +255,7 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
             response: { 200: EvaluatedFlagSchema, ...ofrepErrorResponses },
           },
           attachValidation: true,
+          childLoggerFactory: lazyRequestLogger,
         },
         (request, reply) => {
           if (request.validationError) {
@@ -289,6 +288,7 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
             response: { 200: BulkEvaluationSchema, 304: Type.Null(), ...ofrepErrorResponses },
           },
           attachValidation: true,
+          childLoggerFactory: lazyRequestLogger,
         },
         (request, reply) => {
           if (request.validationError) {
@@ -328,7 +328,8 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
             } else {
               // Every boolean flag, and the enabled variant flags, in creation order (Flipt).
               for (const flag of snapshot.flagList) {
-                if (flag.type === 'BOOLEAN_FLAG_TYPE' || flag.enabled) flags.push(evaluateOne(snapshot, flag.key, entityId, ctx));
+                if (flag.type === 'BOOLEAN_FLAG_TYPE' || flag.enabled)
+                  flags.push(evaluateOne(snapshot, flag.key, entityId, ctx));
               }
             }
             return { flags };

@@ -13,6 +13,7 @@ import type { HttpApp } from '../app.js';
 import { ErrorBodySchema, ReferenceQuerystring } from '../schemas/common.js';
 import { ClientSnapshotSchema, renderClientSnapshot, type SnapshotLevel, snapshotLevel } from '../schemas/snapshot.js';
 import type { RouteDeps } from './deps.js';
+import { lazyRequestLogger } from './evaluation.js';
 
 const tags = ['evaluation'];
 
@@ -39,8 +40,15 @@ export async function snapshotRoutes(app: HttpApp, { services }: RouteDeps): Pro
         summary: 'Client-side evaluation snapshot of a namespace (Flipt client SDKs)',
         params: Type.Object({ key: Type.String() }),
         querystring: ReferenceQuerystring,
-        response: { 200: ClientSnapshotSchema, 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 500: ErrorBodySchema },
+        response: {
+          200: ClientSnapshotSchema,
+          400: ErrorBodySchema,
+          401: ErrorBodySchema,
+          403: ErrorBodySchema,
+          500: ErrorBodySchema,
+        },
       },
+      childLoggerFactory: lazyRequestLogger,
     },
     async (request, typedReply) => {
       // Bodies are pre-rendered JSON strings; the schema above documents them.

@@ -10,6 +10,14 @@
 import Type, { type Static } from 'typebox';
 import { ErrorBodySchema, Timestamp } from './common.js';
 
+/**
+ * A string enum in answers, typed as a string so fast-json-stringify writes it directly (an untyped
+ * `enum`, as Type.Enum emits, falls back to JSON.stringify for every value).
+ */
+export function StringEnum<const T extends readonly string[]>(values: T) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
+}
+
 /** A string body field that may be sent as null (= absent). One JSON-schema type list: cheap to validate. */
 const NullableString = Type.Unsafe<string | null>({ type: ['string', 'null'] });
 
@@ -33,7 +41,9 @@ export type EvaluationRequestBody = Static<typeof EvaluationRequestBody>;
 
 export const BatchEvaluationRequestBody = Type.Object({
   requestId: Type.Optional(NullableString),
-  requests: Type.Optional(Type.Unsafe<EvaluationRequestBody[] | null>({ type: ['array', 'null'], items: EvaluationRequestBody })),
+  requests: Type.Optional(
+    Type.Unsafe<EvaluationRequestBody[] | null>({ type: ['array', 'null'], items: EvaluationRequestBody }),
+  ),
   reference: Type.Optional(NullableString),
 });
 export type BatchEvaluationRequestBody = Static<typeof BatchEvaluationRequestBody>;
@@ -46,7 +56,7 @@ export function wantsExplain(query: { explain?: string } | undefined): boolean {
   return v === 'true' || v === '1' || v === '';
 }
 
-const Reason = Type.Enum([
+const Reason = StringEnum([
   'UNKNOWN_EVALUATION_REASON',
   'FLAG_DISABLED_EVALUATION_REASON',
   'MATCH_EVALUATION_REASON',
@@ -87,12 +97,12 @@ export const BooleanEvaluationResponseSchema = Type.Object({ ...BooleanFields, e
 const ErrorItem = Type.Object({
   flagKey: Type.String(),
   namespaceKey: Type.String(),
-  reason: Type.Enum(['UNKNOWN_ERROR_EVALUATION_REASON', 'NOT_FOUND_ERROR_EVALUATION_REASON'] as const),
+  reason: StringEnum(['UNKNOWN_ERROR_EVALUATION_REASON', 'NOT_FOUND_ERROR_EVALUATION_REASON'] as const),
 });
 
 /** One batch item: `type` and exactly one of the three members (protojson omits unset oneof members). */
 const BatchItem = Type.Object({
-  type: Type.Enum([
+  type: StringEnum([
     'VARIANT_EVALUATION_RESPONSE_TYPE',
     'BOOLEAN_EVALUATION_RESPONSE_TYPE',
     'ERROR_EVALUATION_RESPONSE_TYPE',

@@ -130,7 +130,11 @@ export function renderClientSnapshot(namespaceKey: string, source: NamespaceSour
   const rollout = (r: RolloutSource) => {
     const type = rolloutTypeOf(r.type);
     if (type === 'THRESHOLD_ROLLOUT_TYPE' && r.threshold) {
-      return { type, rank: r.rank, threshold: { percentage: float32(r.threshold.percentage), value: r.threshold.value } };
+      return {
+        type,
+        rank: r.rank,
+        threshold: { percentage: float32(r.threshold.percentage), value: r.threshold.value },
+      };
     }
     if (type === 'SEGMENT_ROLLOUT_TYPE' && r.segment) {
       return {
@@ -182,7 +186,11 @@ export function renderClientSnapshot(namespaceKey: string, source: NamespaceSour
       rollouts: isBoolean ? byRank(f.rollouts).map(rollout) : [],
     };
     if (!isBoolean && f.defaultVariant && level >= SnapshotLevel.DEFAULT_VARIANT) {
-      flag.defaultVariant = { id: f.defaultVariant.id, key: f.defaultVariant.key, attachment: f.defaultVariant.attachment };
+      flag.defaultVariant = {
+        id: f.defaultVariant.id,
+        key: f.defaultVariant.key,
+        attachment: f.defaultVariant.attachment,
+      };
     }
     flags.push(flag);
   }
