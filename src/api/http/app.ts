@@ -34,6 +34,14 @@ function parseJsonBody(raw: string): unknown {
   return raw.includes('_') ? camelizeKeys(body) : body;
 }
 
+/** `?pretty` (any value) or `Accept: application/json+pretty`. */
+function wantsPretty(request: { url: string; query: unknown; headers: { accept?: string } }): boolean {
+  if (request.headers.accept?.includes('application/json+pretty')) return true;
+  if (!request.url.includes('pretty')) return false;
+  const query = request.query as Record<string, unknown> | undefined;
+  return query !== undefined && 'pretty' in query;
+}
+
 /** Route patterns by method, to tell an unknown path (404) from a known path with another method (501). */
 class RouteTable {
   readonly #patterns: { method: string; regex: RegExp }[] = [];
@@ -42,7 +50,9 @@ class RouteTable {
     const source = url
       .replace(/\/+$/, '')
       .split('/')
-      .map((part) => (part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .map((part) =>
+        part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+      )
       .join('/');
     for (const m of Array.isArray(method) ? method : [method]) {
       this.#patterns.push({ method: m.toUpperCase(), regex: new RegExp(`^${source}/?$`) });
@@ -67,7 +77,15 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     requestIdHeader: false,
     genReqId: (req) => requestIdOf(req.headers),
     // verbose: failed values reach the error messages; it costs nothing on valid requests.
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false, verbose: true } },
+    ajv: {
+      customOptions: {
+        coerceTypes: false,
+        removeAdditional: false,
+        useDefaults: true,
+        allErrors: false,
+        verbose: true,
+      },
+    },
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpApp;
 
@@ -76,7 +94,12 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     app,
     options.telemetry ?? {
       metrics: new Metrics({ enabled: false, flagLabels: false }),
-      tracing: new Tracing({ enabled: false, exporter: 'otlp', sampling_ratio: 1, otlp: { endpoint: '', headers: {} } }),
+      tracing: new Tracing({
+        enabled: false,
+        exporter: 'otlp',
+        sampling_ratio: 1,
+        otlp: { endpoint: '', headers: {} },
+      }),
       evaluationLogLevel: 'debug',
     },
   );
@@ -102,7 +125,11 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
 
   await app.register(swagger, {
     openapi: {
-      info: { title: 'Vexil', description: 'Feature-flag service, wire-compatible with Flipt v1', version: options.version },
+      info: {
+        title: 'Vexil',
+        description: 'Feature-flag service, wire-compatible with Flipt v1',
+        version: options.version,
+      },
       components: {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
       },
@@ -120,17 +147,14 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   });
 
   // Flipt's `?pretty` and `Accept: application/json+pretty`: indented JSON, for people reading it.
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (typeof payload !== 'string' || (!request.url.includes('pretty') && !request.headers.accept?.includes('+pretty'))) {
-      return payload;
-    }
-    const query = request.query as Record<string, unknown> | undefined;
-    if (!(query && 'pretty' in query) && !request.headers.accept?.includes('application/json+pretty')) return payload;
-    if (!String(reply.getHeader('content-type') ?? '').includes('json')) return payload;
+  // Synchronous, and out after one string test on the common path: it runs for every response.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (typeof payload !== 'string' || !wantsPretty(request)) return done(null, payload);
+    if (!String(reply.getHeader('content-type') ?? '').includes('json')) return done(null, payload);
     try {
-      return JSON.stringify(JSON.parse(payload), null, 2);
+      done(null, JSON.stringify(JSON.parse(payload), null, 2));
     } catch {
-      return payload;
+      done(null, payload);
     }
   });
 

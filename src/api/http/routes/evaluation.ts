@@ -8,7 +8,7 @@ import type { FastifyBaseLogger, FastifyReply, RouteShorthandOptions } from 'fas
 import type { Bindings, ChildLoggerOptions } from 'pino';
 import { InvalidArgumentError } from '../../../domain/errors.js';
 import type { NamespaceSnapshot } from '../../../evaluation/index.js';
-import { DEFAULT_NAMESPACE } from '../../../services/evaluation.js';
+import { DEFAULT_NAMESPACE, type EvaluationInput } from '../../../services/evaluation.js';
 import type { HttpApp } from '../app.js';
 import {
   BatchEvaluationRequestBody,
@@ -21,6 +21,14 @@ import {
   wantsExplain,
 } from '../schemas/evaluation.js';
 import type { RouteDeps } from './deps.js';
+
+/** What the boolean and variant handlers read from a request. */
+interface SingleFlagRequest {
+  id: string;
+  body: EvaluationInput | undefined;
+  query: { explain?: string };
+  validationError?: Error;
+}
 
 const tags = ['evaluation'];
 /** A POST without a body (and without a content type, so no parser ran) is an empty request. */
@@ -127,6 +135,31 @@ export function setRevision(reply: FastifyReply, snapshot: NamespaceSnapshot): v
 export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): Promise<void> {
   const evaluation = services.evaluation;
 
+  /**
+   * One handler for the boolean and variant endpoints: synchronous while the namespace's snapshot is
+   * held (no promise, no database), awaiting only a snapshot load.
+   */
+  const singleFlag =
+    <R>(
+      answer: (snapshot: NamespaceSnapshot, body: EvaluationInput, started: number, explain: boolean, id: string) => R,
+    ) =>
+    (request: SingleFlagRequest, reply: FastifyReply): R | Promise<R> => {
+      const started = performance.now();
+      if (request.validationError) throw invalidBodyError();
+      const body: EvaluationInput = request.body ?? EMPTY_BODY;
+      const explain = request.query.explain !== undefined && wantsExplain(request.query);
+      const namespaceKey = body.namespaceKey || DEFAULT_NAMESPACE;
+      const held = evaluation.heldSnapshot(namespaceKey);
+      if (held !== undefined) {
+        setRevision(reply, held);
+        return answer(held, body, started, explain, request.id);
+      }
+      return evaluation.loadSnapshot(namespaceKey).then((snapshot) => {
+        setRevision(reply, snapshot);
+        return answer(snapshot, body, started, explain, request.id);
+      });
+    };
+
   app.post(
     '/evaluate/v1/boolean',
     {
@@ -140,23 +173,7 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
       attachValidation: true,
       childLoggerFactory: lazyRequestLogger,
     },
-    (request, reply) => {
-      const started = performance.now();
-      if (request.validationError) throw invalidBodyError();
-      const body = request.body ?? EMPTY_BODY;
-      const explain = request.query.explain !== undefined && wantsExplain(request.query);
-      const namespaceKey = body.namespaceKey || DEFAULT_NAMESPACE;
-      // The hot path: a held snapshot, no promise and no closure.
-      const held = evaluation.heldSnapshot(namespaceKey);
-      if (held !== undefined) {
-        setRevision(reply, held);
-        return evaluation.boolean(held, body, started, explain, request.id);
-      }
-      return evaluation.loadSnapshot(namespaceKey).then((snapshot) => {
-        setRevision(reply, snapshot);
-        return evaluation.boolean(snapshot, body, started, explain, request.id);
-      });
-    },
+    singleFlag((snapshot, body, started, explain, id) => evaluation.boolean(snapshot, body, started, explain, id)),
   );
 
   app.post(
@@ -172,22 +189,7 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
       attachValidation: true,
       childLoggerFactory: lazyRequestLogger,
     },
-    (request, reply) => {
-      const started = performance.now();
-      if (request.validationError) throw invalidBodyError();
-      const body = request.body ?? EMPTY_BODY;
-      const explain = request.query.explain !== undefined && wantsExplain(request.query);
-      const namespaceKey = body.namespaceKey || DEFAULT_NAMESPACE;
-      const held = evaluation.heldSnapshot(namespaceKey);
-      if (held !== undefined) {
-        setRevision(reply, held);
-        return evaluation.variant(held, body, started, explain, request.id);
-      }
-      return evaluation.loadSnapshot(namespaceKey).then((snapshot) => {
-        setRevision(reply, snapshot);
-        return evaluation.variant(snapshot, body, started, explain, request.id);
-      });
-    },
+    singleFlag((snapshot, body, started, explain, id) => evaluation.variant(snapshot, body, started, explain, id)),
   );
 
   app.post(
