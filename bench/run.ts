@@ -16,6 +16,7 @@
 //          --tool auto|wrk|autocannon (auto) --scenarios bare,boolean,variant,batch,ofrep (all)
 //          --runtime compiled|tsx (compiled) --repeat R (1: measure each target R times, alternating,
 //          and keep its best run — on a shared machine the best run is the least disturbed one)
+//          --cpu-prof DIR (write V8 CPU profiles of the measured server into DIR, one per server start)
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -38,6 +39,7 @@ interface Options {
   repeat: number;
   tool: LoadTool;
   scenarios: Scenario[];
+  cpuProfileDir: string | undefined;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -75,6 +77,7 @@ function parseOptions(argv: string[]): Options {
     repeat: int('repeat', 1, 1),
     tool,
     scenarios,
+    cpuProfileDir: get('cpu-prof'),
   };
 }
 
@@ -208,8 +211,9 @@ async function main(): Promise<void> {
     } else {
       entry = ['--import', 'tsx', 'src/main.ts'];
     }
+    const profiling = options.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir] : [];
     const startServer = async (): Promise<ChildProcess> => {
-      const child = spawnPinned(pins?.server, process.execPath, [...entry, 'serve'], {
+      const child = spawnPinned(pins?.server, process.execPath, [...profiling, ...entry, 'serve'], {
         ...process.env,
         VEXIL_DB_URL: `file:${join(dir, 'bench.db')}`,
         VEXIL_SERVER_HOST: '127.0.0.1',

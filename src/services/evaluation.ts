@@ -78,18 +78,14 @@ export interface VariantEvaluationResponse extends Stamped {
   explain?: unknown;
 }
 
-export type BatchItemResponse =
-  | { type: 'BOOLEAN_EVALUATION_RESPONSE_TYPE'; booleanResponse: BooleanEvaluationResponse }
-  | { type: 'VARIANT_EVALUATION_RESPONSE_TYPE'; variantResponse: VariantEvaluationResponse }
-  | {
-      type: 'ERROR_EVALUATION_RESPONSE_TYPE';
-      errorResponse: { flagKey: string; namespaceKey: string; reason: 'NOT_FOUND_ERROR_EVALUATION_REASON' };
-    };
-
-export interface BatchEvaluationResponse {
+/**
+ * A batch's results before they are written out (api/http/evaluation-json.ts): one engine result per
+ * request item, in order; a missing flag is an error item.
+ */
+export interface BatchEvaluation {
   requestId: string;
-  responses: BatchItemResponse[];
-  requestDurationMillis: number;
+  requests: readonly EvaluationInput[];
+  items: FlagEvaluation[];
 }
 
 /** Flipt's legacy flipt.EvaluationResponse (§1.7), wire order. */
@@ -165,6 +161,7 @@ export class EvaluationService {
   /** Undefined when metrics are off, so the hot path does not even build label objects. */
   readonly #metrics: Metrics | undefined;
   readonly #tracing: Tracing | undefined;
+  readonly #counters = new WeakMap<object, { value: number }>();
 
   constructor(snapshots: SnapshotCache, options: EvaluationServiceOptions) {
     this.#snapshots = snapshots;
@@ -203,7 +200,52 @@ export class EvaluationService {
     return this.#snapshots.source(namespaceKey);
   }
 
-  /** POST /evaluate/v1/boolean on a resolved snapshot. `started` is performance.now() at request start. */
+  /** The boolean result of one request (metrics and, when tracing, a span), without request fields. */
+  booleanResult(snapshot: NamespaceSnapshot, input: EvaluationInput): BooleanEvaluation {
+    const flagKey = orEmpty(input.flagKey);
+    const entityId = orEmpty(input.entityId);
+    const context = contextOf(input);
+    let result: BooleanEvaluation;
+    try {
+      result =
+        this.#tracing === undefined
+          ? evaluateBoolean(snapshot, flagKey, entityId, context)
+          : this.#tracing.withEvaluationSpan({ namespace: snapshot.namespaceKey, flag: flagKey, type: 'boolean' }, () =>
+              evaluateBoolean(snapshot, flagKey, entityId, context),
+            );
+    } catch (err) {
+      this.#metrics?.evaluationError(evaluationErrorKind(err));
+      throw err;
+    }
+    if (this.#metrics !== undefined) this.#count(this.#metrics, snapshot, 'boolean', result);
+    return result;
+  }
+
+  /** The variant result of one request (metrics and, when tracing, a span), without request fields. */
+  variantResult(snapshot: NamespaceSnapshot, input: EvaluationInput): VariantEvaluation {
+    const flagKey = orEmpty(input.flagKey);
+    const entityId = orEmpty(input.entityId);
+    const context = contextOf(input);
+    let result: VariantEvaluation;
+    try {
+      result =
+        this.#tracing === undefined
+          ? evaluateVariant(snapshot, flagKey, entityId, context)
+          : this.#tracing.withEvaluationSpan({ namespace: snapshot.namespaceKey, flag: flagKey, type: 'variant' }, () =>
+              evaluateVariant(snapshot, flagKey, entityId, context),
+            );
+    } catch (err) {
+      this.#metrics?.evaluationError(evaluationErrorKind(err));
+      throw err;
+    }
+    if (this.#metrics !== undefined) this.#count(this.#metrics, snapshot, 'variant', result);
+    return result;
+  }
+
+  /**
+   * POST /evaluate/v1/boolean as an object (the `?explain=true` answer; plain answers are written
+   * from the result by api/http/evaluation-json.ts). `started` is performance.now() at request start.
+   */
   boolean(
     snapshot: NamespaceSnapshot,
     input: EvaluationInput,
@@ -211,10 +253,7 @@ export class EvaluationService {
     explain = false,
     defaultRequestId?: string,
   ): BooleanEvaluationResponse {
-    const flagKey = orEmpty(input.flagKey);
-    const entityId = orEmpty(input.entityId);
-    const context = contextOf(input);
-    const result = this.#run(snapshot, flagKey, 'boolean', () => evaluateBoolean(snapshot, flagKey, entityId, context));
+    const result = this.booleanResult(snapshot, input);
     const response: BooleanEvaluationResponse = {
       enabled: result.enabled,
       reason: result.reason,
@@ -224,13 +263,16 @@ export class EvaluationService {
       flagKey: result.flagKey,
       segmentKeys: result.segmentKeys,
     };
-    if (explain) response.explain = withoutResult(explainBoolean(snapshot, flagKey, entityId, context));
+    if (explain) {
+      const flagKey = orEmpty(input.flagKey);
+      response.explain = withoutResult(explainBoolean(snapshot, flagKey, orEmpty(input.entityId), contextOf(input)));
+    }
     response.requestDurationMillis = performance.now() - started;
     response.timestamp = currentTimestamp();
     return response;
   }
 
-  /** POST /evaluate/v1/variant on a resolved snapshot. */
+  /** POST /evaluate/v1/variant as an object (see `boolean`). */
   variant(
     snapshot: NamespaceSnapshot,
     input: EvaluationInput,
@@ -238,10 +280,7 @@ export class EvaluationService {
     explain = false,
     defaultRequestId?: string,
   ): VariantEvaluationResponse {
-    const flagKey = orEmpty(input.flagKey);
-    const entityId = orEmpty(input.entityId);
-    const context = contextOf(input);
-    const result = this.#run(snapshot, flagKey, 'variant', () => evaluateVariant(snapshot, flagKey, entityId, context));
+    const result = this.variantResult(snapshot, input);
     const response: VariantEvaluationResponse = {
       match: result.match,
       segmentKeys: result.segmentKeys,
@@ -253,29 +292,28 @@ export class EvaluationService {
       timestamp: '',
       flagKey: result.flagKey,
     };
-    if (explain) response.explain = withoutResult(explainVariant(snapshot, flagKey, entityId, context));
+    if (explain) {
+      const flagKey = orEmpty(input.flagKey);
+      response.explain = withoutResult(explainVariant(snapshot, flagKey, orEmpty(input.entityId), contextOf(input)));
+    }
     response.requestDurationMillis = performance.now() - started;
     response.timestamp = currentTimestamp();
     return response;
   }
 
   /**
-   * POST /evaluate/v1/batch: one item per request item, in order, across namespaces. A missing flag
-   * (or namespace) is an error item echoing the namespace as sent; any other error fails the batch.
+   * POST /evaluate/v1/batch: one result per request item, in order, across namespaces. A missing
+   * flag (or namespace) is an error item; any other error fails the batch.
    */
-  batch(
-    input: BatchEvaluationInput,
-    started: number,
-    defaultRequestId?: string,
-  ): BatchEvaluationResponse | Promise<BatchEvaluationResponse> {
+  batch(input: BatchEvaluationInput, defaultRequestId?: string): BatchEvaluation | Promise<BatchEvaluation> {
     const requests = input.requests ?? [];
     this.#checkBatchSize(requests.length);
     const requestId = input.requestId || defaultRequestId || randomUUID();
     const snapshots = this.#resolveAll(requests);
     if (snapshots instanceof Promise) {
-      return snapshots.then((resolved) => this.#batch(requestId, requests, resolved, started));
+      return snapshots.then((resolved) => ({ requestId, requests, items: this.#batchItems(requests, resolved) }));
     }
-    return this.#batch(requestId, requests, snapshots, started);
+    return { requestId, requests, items: this.#batchItems(requests, snapshots) };
   }
 
   /**
@@ -302,8 +340,7 @@ export class EvaluationService {
     const entityId = orEmpty(input.entityId);
     if (flagKey === '') throw new ValidationError('flagKey', 'must not be empty');
     if (entityId === '') throw new ValidationError('entityId', 'must not be empty');
-    const context = contextOf(input);
-    const result = this.#run(snapshot, flagKey, 'variant', () => evaluateVariant(snapshot, flagKey, entityId, context));
+    const result = this.variantResult(snapshot, input);
     const response = this.#legacyResponse(
       input,
       orEmpty(input.namespaceKey),
@@ -336,11 +373,7 @@ export class EvaluationService {
       }
       const flagKey = orEmpty(item.flagKey);
       if (input.excludeNotFound && !snapshot.flags.has(flagKey)) continue;
-      const entityId = orEmpty(item.entityId);
-      const context = contextOf(item);
-      const result = this.#run(snapshot, flagKey, 'variant', () =>
-        evaluateVariant(snapshot, flagKey, entityId, context),
-      );
+      const result = this.variantResult(snapshot, item);
       responses.push(this.#legacyResponse(item, namespaceKey, result, ''));
     }
     const timestamp = currentTimestamp();
@@ -391,12 +424,7 @@ export class EvaluationService {
     });
   }
 
-  #batch(
-    requestId: string,
-    requests: readonly EvaluationInput[],
-    snapshots: readonly NamespaceSnapshot[],
-    started: number,
-  ): BatchEvaluationResponse {
+  #batchItems(requests: readonly EvaluationInput[], snapshots: readonly NamespaceSnapshot[]): FlagEvaluation[] {
     const count = requests.length;
     const items = new Array<FlagEvaluation>(count);
     for (let i = 0; i < count; i++) {
@@ -408,61 +436,7 @@ export class EvaluationService {
         contextOf(request),
       );
     }
-    // Every item carries the batch's duration and end time (Flipt stamps them after the batch).
-    const requestDurationMillis = performance.now() - started;
-    const timestamp = currentTimestamp();
-    const responses = new Array<BatchItemResponse>(count);
-    for (let i = 0; i < count; i++) {
-      const item = items[i] as FlagEvaluation;
-      const requestId = orEmpty((requests[i] as EvaluationInput).requestId);
-      switch (item.type) {
-        case 'BOOLEAN_EVALUATION_RESPONSE_TYPE': {
-          const r = item.booleanResponse;
-          responses[i] = {
-            type: item.type,
-            booleanResponse: {
-              enabled: r.enabled,
-              reason: r.reason,
-              requestId,
-              requestDurationMillis,
-              timestamp,
-              flagKey: r.flagKey,
-              segmentKeys: r.segmentKeys,
-            },
-          };
-          break;
-        }
-        case 'VARIANT_EVALUATION_RESPONSE_TYPE': {
-          const r = item.variantResponse;
-          responses[i] = {
-            type: item.type,
-            variantResponse: {
-              match: r.match,
-              segmentKeys: r.segmentKeys,
-              reason: r.reason,
-              variantKey: r.variantKey,
-              variantAttachment: r.variantAttachment,
-              requestId,
-              requestDurationMillis,
-              timestamp,
-              flagKey: r.flagKey,
-            },
-          };
-          break;
-        }
-        default:
-          responses[i] = {
-            type: item.type,
-            errorResponse: {
-              flagKey: item.errorResponse.flagKey,
-              // As the request sent it, possibly "" (§1.6).
-              namespaceKey: orEmpty((requests[i] as EvaluationInput).namespaceKey),
-              reason: item.errorResponse.reason,
-            },
-          };
-      }
-    }
-    return { requestId, responses, requestDurationMillis };
+    return items;
   }
 
   /** One flag of either type; a missing flag is an ERROR item. Records metrics (and a span when tracing). */
@@ -488,48 +462,37 @@ export class EvaluationService {
     const metrics = this.#metrics;
     if (metrics !== undefined) {
       if (item.type === 'BOOLEAN_EVALUATION_RESPONSE_TYPE')
-        this.#record(metrics, snapshot, 'boolean', item.booleanResponse);
+        this.#count(metrics, snapshot, 'boolean', item.booleanResponse);
       else if (item.type === 'VARIANT_EVALUATION_RESPONSE_TYPE')
-        this.#record(metrics, snapshot, 'variant', item.variantResponse);
+        this.#count(metrics, snapshot, 'variant', item.variantResponse);
       else metrics.evaluationError('flag_not_found');
     }
     return item;
   }
 
-  /** Runs one typed evaluation with metrics and (when tracing) a span. */
-  #run<T extends BooleanEvaluation | VariantEvaluation>(
-    snapshot: NamespaceSnapshot,
-    flagKey: string,
-    type: 'boolean' | 'variant',
-    evaluate: () => T,
-  ): T {
-    let result: T;
-    try {
-      result =
-        this.#tracing === undefined
-          ? evaluate()
-          : this.#tracing.withEvaluationSpan({ namespace: snapshot.namespaceKey, flag: flagKey, type }, evaluate);
-    } catch (err) {
-      this.#metrics?.evaluationError(evaluationErrorKind(err));
-      throw err;
-    }
-    if (this.#metrics !== undefined) this.#record(this.#metrics, snapshot, type, result);
-    return result;
-  }
-
-  #record(
+  /**
+   * Counts one evaluation. The engine shares result objects between evaluations with the same
+   * outcome, so each result's counter is found once and kept with it (gone with its snapshot).
+   */
+  #count(
     metrics: Metrics,
     snapshot: NamespaceSnapshot,
     type: 'boolean' | 'variant',
     result: BooleanEvaluation | VariantEvaluation,
   ): void {
-    metrics.recordEvaluation({
-      namespace: snapshot.namespaceKey,
-      flag: result.flagKey,
-      type,
-      reason: result.reason,
-      match: 'match' in result ? result.match : result.reason === 'MATCH_EVALUATION_REASON',
-    });
+    let counter = this.#counters.get(result);
+    if (counter === undefined) {
+      counter = metrics.evaluationCounter({
+        namespace: snapshot.namespaceKey,
+        flag: result.flagKey,
+        type,
+        reason: result.reason,
+        match: 'match' in result ? result.match : result.reason === 'MATCH_EVALUATION_REASON',
+      });
+      if (counter === undefined) return;
+      this.#counters.set(result, counter);
+    }
+    counter.value += 1;
   }
 
   #legacyResponse(

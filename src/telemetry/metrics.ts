@@ -307,13 +307,23 @@ export class Metrics {
     this.#grpcDuration.observe(this.#grpcDuration.index.get(method), seconds);
   }
 
-  /** One flag evaluated; `seconds` (optional) is the time the evaluation itself took. */
-  recordEvaluation(labels: EvaluationLabels, seconds?: number): void {
-    if (!this.enabled) return;
+  /**
+   * The evaluation counter of one label set, to count into directly (`.value += 1`): callers that
+   * see the same label set again and again (one per shared engine result) keep it instead of
+   * finding it through the labels on every evaluation. Undefined when metrics are off.
+   */
+  evaluationCounter(labels: EvaluationLabels): { value: number } | undefined {
+    if (!this.enabled) return undefined;
     const match = labels.match ? 'true' : 'false';
-    const series = this.flagLabels
+    return this.flagLabels
       ? this.#evaluations.index.get(labels.namespace, labels.flag, labels.type, labels.reason, match)
       : this.#evaluations.index.get(labels.namespace, labels.type, labels.reason, match);
+  }
+
+  /** One flag evaluated; `seconds` (optional) is the time the evaluation itself took. */
+  recordEvaluation(labels: EvaluationLabels, seconds?: number): void {
+    const series = this.evaluationCounter(labels);
+    if (series === undefined) return;
     series.value += 1;
     if (seconds !== undefined) {
       this.#evaluationDuration.observe(this.#evaluationDuration.index.get(labels.namespace, labels.type), seconds);

@@ -247,6 +247,59 @@ describeEachBackend('evaluation API (/evaluate/v1)', (backend) => {
     });
   });
 
+  describe('answers written as text', () => {
+    const raw = (url: string, payload?: string, headers: Record<string, string> = {}) =>
+      t.app.http.inject({ method: 'POST', url, payload, headers });
+
+    it('JSON content type, the request id in the body and in X-Request-Id, the revision header', async () => {
+      for (const url of ['/evaluate/v1/boolean', '/evaluate/v1/variant']) {
+        const flagKey = url.endsWith('boolean') ? 'new-ui' : 'color';
+        const res = await raw(url, JSON.stringify({ flagKey, entityId: 'e1' }), { 'content-type': 'application/json' });
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(res.headers['x-request-id']).toMatch(UUID_V4);
+        expect(res.json().requestId).toBe(res.headers['x-request-id']);
+        expect(res.headers['x-vexil-revision']).toBeTruthy();
+      }
+    });
+
+    it('?pretty and Accept: application/json+pretty indent plain, explained, batch and error answers', async () => {
+      const body = JSON.stringify({ flagKey: 'new-ui', entityId: 'e1' });
+      const compact = await raw('/evaluate/v1/boolean', body);
+      const pretty = await raw('/evaluate/v1/boolean?pretty', body);
+      expect(pretty.statusCode).toBe(200);
+      expect(pretty.body).toContain('\n  "enabled": ');
+      const strip = (b: Record<string, unknown>) => ({ ...b, requestId: 0, requestDurationMillis: 0, timestamp: 0 });
+      expect(strip(pretty.json())).toEqual(strip(compact.json()));
+      const accept = await raw('/evaluate/v1/variant', JSON.stringify({ flagKey: 'color', entityId: 'e1' }), {
+        accept: 'application/json+pretty',
+      });
+      expect(accept.body).toContain('\n  "match": ');
+      const explained = await raw('/evaluate/v1/variant?explain=true&pretty', JSON.stringify({ flagKey: 'color' }));
+      expect(explained.body).toContain('\n  "explain": {');
+      const batch = await raw('/evaluate/v1/batch?pretty', JSON.stringify({ requests: [{ flagKey: 'new-ui' }] }));
+      expect(batch.body).toContain('\n  "responses": [');
+      const missing = await raw('/evaluate/v1/boolean?pretty', JSON.stringify({ flagKey: 'nope' }));
+      expect(missing.statusCode).toBe(404);
+      expect(missing.body).toContain('\n  "code": 5');
+      const notFound = await t.app.http.inject({ method: 'GET', url: '/api/v1/nothing-here?pretty' });
+      expect(notFound.statusCode).toBe(404);
+      expect(notFound.body).toBe(JSON.stringify({ code: 5, message: 'Not Found', details: [] }, null, 2));
+    });
+
+    it('a POST without body or content type is an empty request, as with {}', async () => {
+      for (const url of ['/evaluate/v1/boolean', '/evaluate/v1/variant']) {
+        const none = await raw(url);
+        const empty = await raw(url, '{}', { 'content-type': 'application/json' });
+        expect(none.statusCode).toBe(empty.statusCode);
+        expect(none.json()).toEqual(empty.json());
+      }
+      const batch = await raw('/evaluate/v1/batch');
+      expect(batch.statusCode).toBe(200);
+      expect(batch.json()).toMatchObject({ responses: [] });
+    });
+  });
+
   describe('batch', () => {
     it('one item per request item, in order, across namespaces, not-found items in place', async () => {
       const res = await call(t.app, 'POST', '/evaluate/v1/batch', {

@@ -4,13 +4,46 @@
 
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+  type onRequestHookHandler,
+  type onSendHookHandler,
+  type RouteOptions,
+} from 'fastify';
 import { GrpcCode } from '../../domain/errors.js';
 import { type HttpTelemetry, installHttpTelemetry, requestIdOf } from '../../telemetry/http.js';
 import { Metrics } from '../../telemetry/metrics.js';
 import { Tracing } from '../../telemetry/tracing.js';
-import { sendError } from './error-handler.js';
-import { camelizeKeys } from './wire.js';
+import { sendError, sendErrorBody } from './error-handler.js';
+import { camelizeKeys, indentJson, wantsPretty } from './wire.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Answers for requests no route matched, tried in order before the 404/501 (the dashboard's
+     * client-side routes): each returns true when it has answered.
+     */
+    notFoundFallbacks: NotFoundFallback[];
+  }
+  interface FastifyContextConfig {
+    /**
+     * The handler treats a missing body (a POST without a body or content type) as `{}` itself, so the
+     * route skips the hook that otherwise does it for every POST and PUT (the evaluation routes).
+     */
+    acceptsMissingBody?: boolean;
+    /**
+     * The handler sends JSON text it wrote and indented (for `?pretty`) itself, so the route skips
+     * the onSend hook that indents other routes' answers (the evaluation routes).
+     */
+    sendsJsonText?: boolean;
+  }
+}
+
+export type NotFoundFallback = (request: FastifyRequest, reply: FastifyReply) => boolean;
 
 export interface HttpAppOptions {
   bodyLimit: number;
@@ -32,14 +65,6 @@ function parseJsonBody(raw: string): unknown {
   if (raw.trim() === '') return {};
   const body = JSON.parse(raw) as unknown;
   return raw.includes('_') ? camelizeKeys(body) : body;
-}
-
-/** `?pretty` (any value) or `Accept: application/json+pretty`. */
-function wantsPretty(request: { url: string; query: unknown; headers: { accept?: string } }): boolean {
-  if (request.headers.accept?.includes('application/json+pretty')) return true;
-  if (!request.url.includes('pretty')) return false;
-  const query = request.query as Record<string, unknown> | undefined;
-  return query !== undefined && 'pretty' in query;
 }
 
 /** Route patterns by method, to tell an unknown path (404) from a known path with another method (501). */
@@ -105,7 +130,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   );
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+  const parseBody = (_request: unknown, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
     try {
       done(null, parseJsonBody(body as string));
     } catch {
@@ -113,11 +138,25 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       err.statusCode = 400;
       done(err, undefined);
     }
-  });
+  };
+  // The exact JSON type first: Fastify finds it with one map lookup, where `*` alone makes it parse
+  // the Content-Type header of every request.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseBody);
+  app.addContentTypeParser('*', { parseAs: 'string' }, parseBody);
 
   // grpc-gateway treats an empty body as {}; Fastify leaves it undefined (the parser never runs).
-  app.addHook('preValidation', async (request) => {
-    if (request.body === undefined && (request.method === 'POST' || request.method === 'PUT')) request.body = {};
+  // A route-level hook on the POST and PUT routes that need it, not an app-wide one every request pays.
+  const emptyBodyAsObject: onRequestHookHandler = (request, _reply, done) => {
+    if (request.body === undefined) request.body = {};
+    done();
+  };
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.some((m) => m === 'POST' || m === 'PUT') || route.config?.acceptsMissingBody) return;
+    const hooks = route.preValidation;
+    route.preValidation = (
+      hooks === undefined ? [emptyBodyAsObject] : [emptyBodyAsObject, ...(Array.isArray(hooks) ? hooks : [hooks])]
+    ) as RouteOptions['preValidation'];
   });
 
   const routes = new RouteTable();
@@ -138,25 +177,35 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   app.setErrorHandler((err, request, reply) => sendError(request, reply, err));
+  app.decorate('notFoundFallbacks', [] as NotFoundFallback[]);
   app.setNotFoundHandler((request, reply) => {
+    for (const fallback of app.notFoundFallbacks) if (fallback(request, reply)) return reply;
     const path = request.url.split('?')[0] ?? '/';
+    // No route, so no route hooks: sendErrorBody indents for `?pretty` itself.
     if (routes.hasOtherMethod(request.method, path)) {
-      return reply.code(501).send({ code: GrpcCode.UNIMPLEMENTED, message: 'Method Not Allowed', details: [] });
+      return sendErrorBody(request, reply.code(501), {
+        code: GrpcCode.UNIMPLEMENTED,
+        message: 'Method Not Allowed',
+        details: [],
+      });
     }
-    return reply.code(404).send({ code: GrpcCode.NOT_FOUND, message: 'Not Found', details: [] });
+    return sendErrorBody(request, reply.code(404), { code: GrpcCode.NOT_FOUND, message: 'Not Found', details: [] });
   });
 
   // Flipt's `?pretty` and `Accept: application/json+pretty`: indented JSON, for people reading it.
-  // Synchronous, and out after one string test on the common path: it runs for every response.
-  app.addHook('onSend', (request, reply, payload, done) => {
+  // Added to each route (onRoute below) except those that write their JSON text themselves and
+  // indent it there (evaluation routes: see sendJsonText), so their requests skip the onSend phase.
+  const indentIfAsked: onSendHookHandler = (request, reply, payload, done) => {
     if (typeof payload !== 'string' || !wantsPretty(request)) return done(null, payload);
     if (!String(reply.getHeader('content-type') ?? '').includes('json')) return done(null, payload);
-    try {
-      done(null, JSON.stringify(JSON.parse(payload), null, 2));
-    } catch {
-      done(null, payload);
-    }
+    done(null, indentJson(payload));
+  };
+  app.addHook('onRoute', (route) => {
+    if (route.config?.sendsJsonText) return;
+    const hooks = route.onSend;
+    route.onSend = (
+      hooks === undefined ? [indentIfAsked] : [indentIfAsked, ...(Array.isArray(hooks) ? hooks : [hooks])]
+    ) as RouteOptions['onSend'];
   });
-
   return app;
 }

@@ -3,6 +3,7 @@
 
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, GrpcCode } from '../../domain/errors.js';
+import { wantsPretty } from './wire.js';
 
 const HTTP_STATUS: Record<number, number> = {
   [GrpcCode.OK]: 200,
@@ -49,7 +50,8 @@ function fastifyClientError(err: FastifyError): MappedError | undefined {
   }
   const status = err.statusCode ?? 500;
   if (status >= 400 && status < 500) {
-    const code = status === 404 ? GrpcCode.NOT_FOUND : status === 401 ? GrpcCode.UNAUTHENTICATED : GrpcCode.INVALID_ARGUMENT;
+    const code =
+      status === 404 ? GrpcCode.NOT_FOUND : status === 401 ? GrpcCode.UNAUTHENTICATED : GrpcCode.INVALID_ARGUMENT;
     return { status: status === 415 ? 400 : status, body: { code, message: err.message, details: [] } };
   }
   return undefined;
@@ -93,5 +95,14 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
   const { status, body } = mapError(err);
   if (status >= 500) request.log.error({ err }, 'request failed');
   if (status === 401) reply.header('www-authenticate', body.message);
-  return reply.code(status).type('application/json').send(body);
+  return sendErrorBody(request, reply.code(status), body);
+}
+
+/**
+ * Sends Flipt's error body, indented when `?pretty` asks for it: errors also come from routes that
+ * indent their own answers (evaluation) and from no route at all (404), where no onSend hook runs.
+ */
+export function sendErrorBody(request: FastifyRequest, reply: FastifyReply, body: ErrorBody): FastifyReply {
+  reply.type('application/json');
+  return reply.send(wantsPretty(request) ? JSON.stringify(body, null, 2) : body);
 }

@@ -61,3 +61,20 @@ export function withPathParams<T extends object>(body: unknown, params: object):
   const base = typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {};
   return { ...base, ...params } as T;
 }
+
+/** Flipt's `?pretty` (any value) or `Accept: application/json+pretty`: indented JSON, for people. */
+export function wantsPretty(request: { url: string; query: unknown; headers: { accept?: string } }): boolean {
+  if (request.headers.accept?.includes('application/json+pretty')) return true;
+  if (!request.url.includes('pretty')) return false;
+  const query = request.query as Record<string, unknown> | undefined;
+  return query !== undefined && 'pretty' in query;
+}
+
+/** JSON text indented by two spaces; text that is not JSON is returned as it is. */
+export function indentJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}

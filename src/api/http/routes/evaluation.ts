@@ -8,8 +8,14 @@ import type { FastifyBaseLogger, FastifyReply, RouteShorthandOptions } from 'fas
 import type { Bindings, ChildLoggerOptions } from 'pino';
 import { InvalidArgumentError } from '../../../domain/errors.js';
 import type { NamespaceSnapshot } from '../../../evaluation/index.js';
-import { DEFAULT_NAMESPACE, type EvaluationInput } from '../../../services/evaluation.js';
+import {
+  type BatchEvaluation,
+  currentTimestamp,
+  DEFAULT_NAMESPACE,
+  type EvaluationInput,
+} from '../../../services/evaluation.js';
 import type { HttpApp } from '../app.js';
+import { batchResponseJson, booleanResponseJson, JSON_CONTENT_TYPE, variantResponseJson } from '../evaluation-json.js';
 import {
   BatchEvaluationRequestBody,
   BatchEvaluationResponseSchema,
@@ -20,6 +26,7 @@ import {
   VariantEvaluationResponseSchema,
   wantsExplain,
 } from '../schemas/evaluation.js';
+import { indentJson, wantsPretty } from '../wire.js';
 import type { RouteDeps } from './deps.js';
 
 /** What the boolean and variant handlers read from a request. */
@@ -132,32 +139,48 @@ export function setRevision(reply: FastifyReply, snapshot: NamespaceSnapshot): v
   if (snapshot.revision !== '') reply.header(REVISION_HEADER, snapshot.revision);
 }
 
+/**
+ * Sends JSON text written by evaluation-json.ts. A string with a JSON content type is sent as it is:
+ * Fastify serializes only objects, so the route's response schema documents the answer but is not run.
+ */
+export function sendJsonText(reply: FastifyReply, text: string): void {
+  reply.type(JSON_CONTENT_TYPE).send(wantsPretty(reply.request) ? indentJson(text) : text);
+}
+
 export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): Promise<void> {
   const evaluation = services.evaluation;
 
   /**
    * One handler for the boolean and variant endpoints: synchronous while the namespace's snapshot is
-   * held (no promise, no database), awaiting only a snapshot load.
+   * held (no promise, no database), awaiting only a snapshot load. A plain answer is JSON text written
+   * from the engine's result (evaluation-json.ts); an explained one an object for the schema serializer.
    */
   const singleFlag =
     <R>(
-      answer: (snapshot: NamespaceSnapshot, body: EvaluationInput, started: number, explain: boolean, id: string) => R,
+      evaluate: (snapshot: NamespaceSnapshot, body: EvaluationInput) => R,
+      write: (result: R, requestId: string, durationMillis: number, timestamp: string) => string,
+      explained: (snapshot: NamespaceSnapshot, body: EvaluationInput, started: number, id: string) => object,
     ) =>
-    (request: SingleFlagRequest, reply: FastifyReply): R | Promise<R> => {
+    (request: SingleFlagRequest, reply: FastifyReply): undefined | Promise<void> => {
       const started = performance.now();
-      if (request.validationError) throw invalidBodyError();
+      if (request.validationError && request.body !== undefined) throw invalidBodyError();
       const body: EvaluationInput = request.body ?? EMPTY_BODY;
       const explain = request.query.explain !== undefined && wantsExplain(request.query);
-      const namespaceKey = body.namespaceKey || DEFAULT_NAMESPACE;
-      const held = evaluation.heldSnapshot(namespaceKey);
-      if (held !== undefined) {
-        setRevision(reply, held);
-        return answer(held, body, started, explain, request.id);
-      }
-      return evaluation.loadSnapshot(namespaceKey).then((snapshot) => {
+      const answer = (snapshot: NamespaceSnapshot): void => {
         setRevision(reply, snapshot);
-        return answer(snapshot, body, started, explain, request.id);
-      });
+        if (explain) {
+          // The route's schema serializer writes the explained answer (explain is not cached text).
+          sendJsonText(reply, reply.serialize(explained(snapshot, body, started, request.id)) as string);
+          return;
+        }
+        const result = evaluate(snapshot, body);
+        const text = write(result, body.requestId || request.id, performance.now() - started, currentTimestamp());
+        sendJsonText(reply, text);
+      };
+      const held = evaluation.heldSnapshot(body.namespaceKey || DEFAULT_NAMESPACE);
+      if (held === undefined) return evaluation.loadSnapshot(body.namespaceKey || DEFAULT_NAMESPACE).then(answer);
+      answer(held);
+      return undefined;
     };
 
   app.post(
@@ -172,8 +195,13 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
       },
       attachValidation: true,
       childLoggerFactory: lazyRequestLogger,
+      config: { acceptsMissingBody: true, sendsJsonText: true },
     },
-    singleFlag((snapshot, body, started, explain, id) => evaluation.boolean(snapshot, body, started, explain, id)),
+    singleFlag(
+      (snapshot, body) => evaluation.booleanResult(snapshot, body),
+      booleanResponseJson,
+      (snapshot, body, started, id) => evaluation.boolean(snapshot, body, started, true, id),
+    ),
   );
 
   app.post(
@@ -188,8 +216,13 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
       },
       attachValidation: true,
       childLoggerFactory: lazyRequestLogger,
+      config: { acceptsMissingBody: true, sendsJsonText: true },
     },
-    singleFlag((snapshot, body, started, explain, id) => evaluation.variant(snapshot, body, started, explain, id)),
+    singleFlag(
+      (snapshot, body) => evaluation.variantResult(snapshot, body),
+      variantResponseJson,
+      (snapshot, body, started, id) => evaluation.variant(snapshot, body, started, true, id),
+    ),
   );
 
   app.post(
@@ -203,11 +236,26 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
       },
       attachValidation: true,
       childLoggerFactory: lazyRequestLogger,
+      config: { acceptsMissingBody: true, sendsJsonText: true },
     },
-    (request) => {
+    (request, reply) => {
       const started = performance.now();
-      if (request.validationError) throw invalidBodyError();
-      return evaluation.batch(request.body ?? EMPTY_BODY, started, request.id);
+      if (request.validationError && request.body !== undefined) throw invalidBodyError();
+      const write = (batch: BatchEvaluation): void => {
+        // Every item carries the batch's duration and end time (Flipt stamps them after the batch).
+        const text = batchResponseJson(
+          batch.requestId,
+          batch.requests,
+          batch.items,
+          performance.now() - started,
+          currentTimestamp(),
+        );
+        sendJsonText(reply, text);
+      };
+      const batch = evaluation.batch(request.body ?? EMPTY_BODY, request.id);
+      if (batch instanceof Promise) return batch.then(write);
+      write(batch);
+      return undefined;
     },
   );
 }

@@ -2,24 +2,41 @@
 
 import type { HttpApp } from '../app.js';
 import { authRoutes } from './auth.js';
+import { constraintRoutes } from './constraints.js';
 import type { RouteDeps } from './deps.js';
+import { evaluationRoutes } from './evaluation.js';
+import { flagRoutes } from './flags.js';
 import { healthRoutes } from './health.js';
+import { legacyEvaluateRoutes } from './legacy-evaluate.js';
 import { metaRoutes } from './meta.js';
 import { metricsRoutes } from './metrics.js';
-import { flagRoutes } from './flags.js';
 import { namespaceRoutes } from './namespaces.js';
-import { ruleRoutes } from './rules.js';
-import { variantRoutes } from './variants.js';
-import { segmentRoutes } from './segments.js';
-import { constraintRoutes } from './constraints.js';
-import { rolloutRoutes } from './rollouts.js';
-import { uiRoutes } from './ui.js';
-import { evaluationRoutes } from './evaluation.js';
-import { legacyEvaluateRoutes } from './legacy-evaluate.js';
 import { ofrepRoutes } from './ofrep.js';
+import { rolloutRoutes } from './rollouts.js';
+import { ruleRoutes } from './rules.js';
+import { segmentRoutes } from './segments.js';
 import { snapshotRoutes } from './snapshot.js';
+import { uiRoutes } from './ui.js';
+import { variantRoutes } from './variants.js';
 
-export const routeModules: ((app: HttpApp, deps: RouteDeps) => Promise<void>)[] = [healthRoutes, namespaceRoutes, flagRoutes, variantRoutes, ruleRoutes, segmentRoutes, constraintRoutes, rolloutRoutes, authRoutes, metaRoutes, metricsRoutes, evaluationRoutes, legacyEvaluateRoutes, ofrepRoutes, snapshotRoutes, uiRoutes];
+export const routeModules: ((app: HttpApp, deps: RouteDeps) => Promise<void>)[] = [
+  healthRoutes,
+  namespaceRoutes,
+  flagRoutes,
+  variantRoutes,
+  ruleRoutes,
+  segmentRoutes,
+  constraintRoutes,
+  rolloutRoutes,
+  authRoutes,
+  metaRoutes,
+  metricsRoutes,
+  evaluationRoutes,
+  legacyEvaluateRoutes,
+  ofrepRoutes,
+  snapshotRoutes,
+  uiRoutes,
+];
 
 export async function registerRoutes(app: HttpApp, deps: RouteDeps): Promise<void> {
   for (const register of routeModules) await register(app, deps);

@@ -3,7 +3,13 @@
 import Type from 'typebox';
 import type { HttpApp } from '../app.js';
 import { EmptySchema, errorResponses, ListQuerystring, ReferenceQuerystring, toListQuery } from '../schemas/common.js';
-import { NamespaceBody, NamespaceListSchema, NamespaceSchema, namespaceListToWire, namespaceToWire } from '../schemas/namespaces.js';
+import {
+  NamespaceBody,
+  NamespaceListSchema,
+  NamespaceSchema,
+  namespaceListToWire,
+  namespaceToWire,
+} from '../schemas/namespaces.js';
 import type { RouteDeps } from './deps.js';
 
 const tags = ['namespaces'];
@@ -27,7 +33,12 @@ export async function namespaceRoutes(app: HttpApp, { services }: RouteDeps): Pr
   app.get(
     '/api/v1/namespaces/:key',
     {
-      schema: { tags, params: KeyParams, querystring: ReferenceQuerystring, response: { 200: NamespaceSchema, ...errorResponses } },
+      schema: {
+        tags,
+        params: KeyParams,
+        querystring: ReferenceQuerystring,
+        response: { 200: NamespaceSchema, ...errorResponses },
+      },
     },
     async (request) => namespaceToWire(await namespaces.get(request.params.key)),
   );

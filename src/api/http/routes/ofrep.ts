@@ -13,14 +13,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { ms } from '../../../config/load.js';
-import { DomainError, GrpcCode, InvalidArgumentError } from '../../../domain/errors.js';
-import type { EvaluationContext, FlagEvaluation, NamespaceSnapshot } from '../../../evaluation/index.js';
+import { DomainError, GrpcCode } from '../../../domain/errors.js';
+import type { EvaluationContext, NamespaceSnapshot } from '../../../evaluation/index.js';
 import { DEFAULT_NAMESPACE } from '../../../services/evaluation.js';
 import type { HttpApp } from '../app.js';
 import { httpStatusOf } from '../error-handler.js';
+import { ofrepBulkJson, ofrepFlagJson } from '../evaluation-json.js';
 import {
   BulkEvaluationSchema,
-  type EvaluatedFlag,
   EvaluatedFlagSchema,
   type OfrepBulkBody,
   OfrepBulkBody as OfrepBulkBodySchema,
@@ -28,11 +28,10 @@ import {
   type OfrepErrorBody,
   type OfrepErrorCode,
   OfrepEvaluateBody,
-  type OfrepReason,
   ofrepErrorResponses,
 } from '../schemas/ofrep.js';
 import type { RouteDeps } from './deps.js';
-import { lazyRequestLogger, setRevision } from './evaluation.js';
+import { lazyRequestLogger, sendJsonText, setRevision } from './evaluation.js';
 
 const tags = ['ofrep'];
 const TARGETING_KEY = 'targetingKey';
@@ -78,46 +77,7 @@ function entityOf(context: Readonly<Record<string, unknown>>): string {
   return typeof key === 'string' ? key : '';
 }
 
-const REASONS: Record<string, OfrepReason> = {
-  MATCH_EVALUATION_REASON: 'TARGETING_MATCH',
-  FLAG_DISABLED_EVALUATION_REASON: 'DISABLED',
-  DEFAULT_EVALUATION_REASON: 'DEFAULT',
-};
-
-const NO_METADATA: EvaluatedFlag['metadata'] = Object.freeze({});
 const NO_CONTEXT: EvaluationContext = Object.freeze({});
-
-/** Flipt's result → OFREP EvaluatedFlag (§6.2). */
-function toEvaluatedFlag(item: FlagEvaluation): EvaluatedFlag {
-  if (item.type === 'BOOLEAN_EVALUATION_RESPONSE_TYPE') {
-    const r = item.booleanResponse;
-    return {
-      key: r.flagKey,
-      reason: REASONS[r.reason] ?? 'UNKNOWN',
-      variant: r.enabled ? 'true' : 'false',
-      metadata: NO_METADATA,
-      value: r.enabled,
-    };
-  }
-  if (item.type === 'VARIANT_EVALUATION_RESPONSE_TYPE') {
-    const r = item.variantResponse;
-    let metadata = NO_METADATA;
-    if (r.segmentKeys.length > 0 || r.variantAttachment !== '') {
-      metadata = {};
-      if (r.segmentKeys.length > 0) metadata.segments = r.segmentKeys.join(',');
-      if (r.variantAttachment !== '') metadata.attachment = r.variantAttachment;
-    }
-    return {
-      key: r.flagKey,
-      reason: REASONS[r.reason] ?? 'UNKNOWN',
-      variant: r.variantKey,
-      metadata,
-      value: r.variantKey,
-    };
-  }
-  // evaluation.flag() throws for a missing flag; an error item never reaches here.
-  throw new InvalidArgumentError(`flag "${item.errorResponse.flagKey}" could not be evaluated`);
-}
 
 /**
  * The ETag of a bulk answer: a hash of the namespace, its revision and the context in canonical form
@@ -218,9 +178,15 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
     },
   };
 
-  const evaluateOne = (snapshot: NamespaceSnapshot, key: string, entityId: string, context: EvaluationContext) => {
+  /** One evaluated flag's JSON text (evaluation-json.ts). */
+  const evaluateOne = (
+    snapshot: NamespaceSnapshot,
+    key: string,
+    entityId: string,
+    context: EvaluationContext,
+  ): string => {
     try {
-      return toEvaluatedFlag(evaluation.flag(snapshot, key, entityId, context));
+      return ofrepFlagJson(evaluation.flag(snapshot, key, entityId, context));
     } catch (err) {
       throw new FlagFailure(key, err);
     }
@@ -256,9 +222,10 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
           },
           attachValidation: true,
           childLoggerFactory: lazyRequestLogger,
+          config: { acceptsMissingBody: true, sendsJsonText: true },
         },
         (request, reply) => {
-          if (request.validationError) {
+          if (request.validationError && request.body !== undefined) {
             throw new OfrepError(400, 'INVALID_CONTEXT', 'invalid values for key(s) in json body');
           }
           const key = request.params.key;
@@ -266,15 +233,14 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
           const context = (request.body?.context ?? NO_CONTEXT) as EvaluationContext;
           const entityId = entityOf(context);
           const namespaceKey = namespaceOf(request);
-          const held = evaluation.heldSnapshot(namespaceKey);
-          if (held !== undefined) {
-            setRevision(reply, held);
-            return evaluateOne(held, key, entityId, context);
-          }
-          return evaluation.loadSnapshot(namespaceKey).then((snapshot) => {
+          const answer = (snapshot: NamespaceSnapshot): void => {
             setRevision(reply, snapshot);
-            return evaluateOne(snapshot, key, entityId, context);
-          });
+            sendJsonText(reply, evaluateOne(snapshot, key, entityId, context));
+          };
+          const held = evaluation.heldSnapshot(namespaceKey);
+          if (held === undefined) return evaluation.loadSnapshot(namespaceKey).then(answer);
+          answer(held);
+          return undefined;
         },
       );
 
@@ -289,9 +255,10 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
           },
           attachValidation: true,
           childLoggerFactory: lazyRequestLogger,
+          config: { acceptsMissingBody: true, sendsJsonText: true },
         },
         (request, reply) => {
-          if (request.validationError) {
+          if (request.validationError && request.body !== undefined) {
             throw new OfrepError(400, 'INVALID_CONTEXT', 'invalid values for key(s) in json body');
           }
           const body: OfrepBulkBody = request.body ?? {};
@@ -313,16 +280,16 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
           const entityId = entityOf(context);
           const namespaceKey = namespaceOf(request);
 
-          const answer = (snapshot: NamespaceSnapshot) => {
+          const answer = (snapshot: NamespaceSnapshot): void => {
             setRevision(reply, snapshot);
             const etag = bulkEtag(namespaceKey, snapshot, context);
             reply.header('etag', etag);
             if (matchesIfNoneMatch(request, etag)) {
-              // Returning the reply tells Fastify the answer is sent (it awaits the reply itself).
-              return reply.code(304).send(null) as unknown as { flags: EvaluatedFlag[] };
+              reply.code(304).send(null);
+              return;
             }
             const ctx = context as EvaluationContext;
-            const flags: EvaluatedFlag[] = [];
+            const flags: string[] = [];
             if (keys !== undefined) {
               for (const key of keys) flags.push(evaluateOne(snapshot, key, entityId, ctx));
             } else {
@@ -332,10 +299,12 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
                   flags.push(evaluateOne(snapshot, flag.key, entityId, ctx));
               }
             }
-            return { flags };
+            sendJsonText(reply, ofrepBulkJson(flags));
           };
           const snapshot = evaluation.snapshot(namespaceKey);
-          return snapshot instanceof Promise ? snapshot.then(answer) : answer(snapshot);
+          if (snapshot instanceof Promise) return snapshot.then(answer);
+          answer(snapshot);
+          return undefined;
         },
       );
     },

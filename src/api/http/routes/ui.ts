@@ -85,16 +85,18 @@ export async function uiRoutes(app: HttpApp, { config }: RouteDeps, options: UiO
   app.get('/', { schema: { hide: true } }, (_request, reply) => sendIndex(reply));
   app.get('/index.html', { schema: { hide: true } }, (_request, reply) => sendIndex(reply));
 
-  // Client-side routes: a GET that no route matched, outside the API, gets index.html. A hook rather
-  // than a catch-all route keeps POST /foo a 404 and GET /api/v1/nope Flipt's JSON 404.
-  app.addHook('onRequest', (request, reply, done) => {
-    if (!request.is404 || (request.method !== 'GET' && request.method !== 'HEAD')) return done();
+  // Client-side routes: a GET that no route matched, outside the API, gets index.html. Answered by
+  // the app's not-found handler rather than a catch-all route, so POST /foo stays a 404 and
+  // GET /api/v1/nope Flipt's JSON 404, and rather than an onRequest hook, so matched routes
+  // (evaluations above all) pay nothing for it.
+  app.notFoundFallbacks.push((request, reply) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return false;
     const path = request.url.split('?')[0] ?? '/';
-    if (isApiPath(path)) return done();
+    if (isApiPath(path)) return false;
     // Only navigations want the page; a missing script or image (a path with an extension, not
     // asked for as HTML) stays a 404.
-    if (/\.[A-Za-z0-9]{1,8}$/.test(path) && !(request.headers.accept ?? '').includes('text/html')) return done();
-    // Answered here: done() is not called, so the 404 handler never runs.
+    if (/\.[A-Za-z0-9]{1,8}$/.test(path) && !(request.headers.accept ?? '').includes('text/html')) return false;
     sendIndex(reply);
+    return true;
   });
 }

@@ -39,5 +39,9 @@ export function namespaceToWire(ns: Namespace) {
 }
 
 export function namespaceListToWire(page: Page<Namespace>) {
-  return { namespaces: page.items.map(namespaceToWire), nextPageToken: page.nextPageToken, totalCount: page.totalCount };
+  return {
+    namespaces: page.items.map(namespaceToWire),
+    nextPageToken: page.nextPageToken,
+    totalCount: page.totalCount,
+  };
 }

@@ -1,0 +1,189 @@
+// The JSON text of evaluation answers (native /evaluate/v1 and OFREP), written from pieces cached per
+// engine result. The engine hands out shared, frozen result objects for every outcome that does not
+// depend on the entity (disabled, default, a rule's or rollout's match), so everything in an answer but
+// the request id, duration and timestamp is the same text request after request: it is built once per
+// result object and kept in a WeakMap (gone with the snapshot that owns the result). A fresh result (a
+// partial segment match) is simply written and cached with its object.
+//
+// Field order and formatting are exactly those of the routes' response schemas (schemas/evaluation.ts,
+// schemas/ofrep.ts), which stay on the routes for validation-free documentation (/openapi.json);
+// evaluation-json.test.ts checks the text against Fastify's own serializer for those schemas.
+
+import type { BooleanEvaluation, FlagEvaluation, VariantEvaluation } from '../../evaluation/index.js';
+import type { OfrepReason } from './schemas/ofrep.js';
+
+/** What the routes set for the answers written here (the same as Fastify sets for JSON objects). */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** The text of one answer around its per-request fields: `head` + request fields + `tail`. */
+interface Pieces {
+  /** Up to and including `"requestId":` (the request id value follows). */
+  readonly head: string;
+  /** From the field after `timestamp` to the closing brace. */
+  readonly tail: string;
+}
+
+const str = JSON.stringify;
+
+function segmentKeysJson(keys: readonly string[]): string {
+  return keys.length === 0 ? '[]' : str(keys);
+}
+
+const booleanPieces = new WeakMap<BooleanEvaluation, Pieces>();
+const variantPieces = new WeakMap<VariantEvaluation, Pieces>();
+
+function piecesOfBoolean(r: BooleanEvaluation): Pieces {
+  let pieces = booleanPieces.get(r);
+  if (pieces === undefined) {
+    // Wire order: enabled, reason, requestId, requestDurationMillis, timestamp, flagKey, segmentKeys.
+    pieces = {
+      head: `{"enabled":${r.enabled},"reason":"${r.reason}","requestId":`,
+      tail: `,"flagKey":${str(r.flagKey)},"segmentKeys":${segmentKeysJson(r.segmentKeys)}}`,
+    };
+    booleanPieces.set(r, pieces);
+  }
+  return pieces;
+}
+
+function piecesOfVariant(r: VariantEvaluation): Pieces {
+  let pieces = variantPieces.get(r);
+  if (pieces === undefined) {
+    // Wire order: match, segmentKeys, reason, variantKey, variantAttachment, requestId,
+    // requestDurationMillis, timestamp, flagKey.
+    pieces = {
+      head:
+        `{"match":${r.match},"segmentKeys":${segmentKeysJson(r.segmentKeys)},"reason":"${r.reason}",` +
+        `"variantKey":${str(r.variantKey)},"variantAttachment":${str(r.variantAttachment)},"requestId":`,
+      tail: `,"flagKey":${str(r.flagKey)}}`,
+    };
+    variantPieces.set(r, pieces);
+  }
+  return pieces;
+}
+
+/**
+ * `,"requestDurationMillis":…,"timestamp":"…"` after the request id. A request id is client input
+ * (or a UUID), so it is escaped; the timestamp is RFC 3339 text and needs no escaping.
+ */
+function requestFields(requestId: string, durationMillis: number, timestamp: string): string {
+  return `${str(requestId)},"requestDurationMillis":${durationMillis},"timestamp":"${timestamp}"`;
+}
+
+/** Flipt's BooleanEvaluationResponse. */
+export function booleanResponseJson(
+  result: BooleanEvaluation,
+  requestId: string,
+  durationMillis: number,
+  timestamp: string,
+): string {
+  const p = piecesOfBoolean(result);
+  return p.head + requestFields(requestId, durationMillis, timestamp) + p.tail;
+}
+
+/** Flipt's VariantEvaluationResponse. */
+export function variantResponseJson(
+  result: VariantEvaluation,
+  requestId: string,
+  durationMillis: number,
+  timestamp: string,
+): string {
+  const p = piecesOfVariant(result);
+  return p.head + requestFields(requestId, durationMillis, timestamp) + p.tail;
+}
+
+/** One item of a batch request, as far as the answer echoes it. */
+export interface BatchItemRequest {
+  readonly requestId?: string | null;
+  readonly namespaceKey?: string | null;
+}
+
+/**
+ * Flipt's BatchEvaluationResponse: each item carries its own request's id (or "") and the batch's
+ * duration and end time; a missing flag is an error item echoing the namespace as sent (possibly "").
+ */
+export function batchResponseJson(
+  requestId: string,
+  requests: readonly BatchItemRequest[],
+  items: readonly FlagEvaluation[],
+  durationMillis: number,
+  timestamp: string,
+): string {
+  // The part after each item's request id is the same for every item of a batch.
+  const afterId = `,"requestDurationMillis":${durationMillis},"timestamp":"${timestamp}"`;
+  let out = `{"requestId":${str(requestId)},"responses":[`;
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) out += ',';
+    const item = items[i] as FlagEvaluation;
+    const itemId = str(requests[i]?.requestId ?? '');
+    switch (item.type) {
+      case 'BOOLEAN_EVALUATION_RESPONSE_TYPE': {
+        const p = piecesOfBoolean(item.booleanResponse);
+        out += `{"type":"BOOLEAN_EVALUATION_RESPONSE_TYPE","booleanResponse":${p.head}${itemId}${afterId}${p.tail}}`;
+        break;
+      }
+      case 'VARIANT_EVALUATION_RESPONSE_TYPE': {
+        const p = piecesOfVariant(item.variantResponse);
+        out += `{"type":"VARIANT_EVALUATION_RESPONSE_TYPE","variantResponse":${p.head}${itemId}${afterId}${p.tail}}`;
+        break;
+      }
+      default:
+        out +=
+          `{"type":"ERROR_EVALUATION_RESPONSE_TYPE","errorResponse":{"flagKey":${str(item.errorResponse.flagKey)},` +
+          `"namespaceKey":${str(requests[i]?.namespaceKey ?? '')},"reason":"${item.errorResponse.reason}"}}`;
+    }
+  }
+  return `${out}],"requestDurationMillis":${durationMillis}}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// OFREP (behavior.md §6.2): an evaluated flag has no per-request field at all.
+
+const OFREP_REASONS: Readonly<Record<string, OfrepReason>> = {
+  MATCH_EVALUATION_REASON: 'TARGETING_MATCH',
+  FLAG_DISABLED_EVALUATION_REASON: 'DISABLED',
+  DEFAULT_EVALUATION_REASON: 'DEFAULT',
+};
+
+export function ofrepReason(reason: string): OfrepReason {
+  return OFREP_REASONS[reason] ?? 'UNKNOWN';
+}
+
+const ofrepBoolean = new WeakMap<BooleanEvaluation, string>();
+const ofrepVariant = new WeakMap<VariantEvaluation, string>();
+
+/** OFREP's EvaluatedFlag for an evaluated (found) flag: key, reason, variant, metadata, value. */
+export function ofrepFlagJson(item: FlagEvaluation): string {
+  if (item.type === 'BOOLEAN_EVALUATION_RESPONSE_TYPE') {
+    const r = item.booleanResponse;
+    let text = ofrepBoolean.get(r);
+    if (text === undefined) {
+      text =
+        `{"key":${str(r.flagKey)},"reason":"${ofrepReason(r.reason)}","variant":"${r.enabled}",` +
+        `"metadata":{},"value":${r.enabled}}`;
+      ofrepBoolean.set(r, text);
+    }
+    return text;
+  }
+  if (item.type === 'VARIANT_EVALUATION_RESPONSE_TYPE') {
+    const r = item.variantResponse;
+    let text = ofrepVariant.get(r);
+    if (text === undefined) {
+      // Metadata: the matched segments (comma-separated) and the attachment, each only when present.
+      const metadata: string[] = [];
+      if (r.segmentKeys.length > 0) metadata.push(`"segments":${str(r.segmentKeys.join(','))}`);
+      if (r.variantAttachment !== '') metadata.push(`"attachment":${str(r.variantAttachment)}`);
+      const variant = str(r.variantKey);
+      text =
+        `{"key":${str(r.flagKey)},"reason":"${ofrepReason(r.reason)}","variant":${variant},` +
+        `"metadata":{${metadata.join(',')}},"value":${variant}}`;
+      ofrepVariant.set(r, text);
+    }
+    return text;
+  }
+  throw new Error(`flag "${item.errorResponse.flagKey}" was not evaluated`);
+}
+
+/** OFREP's bulk answer from evaluated flags' texts. */
+export function ofrepBulkJson(flags: readonly string[]): string {
+  return `{"flags":[${flags.join(',')}]}`;
+}
