@@ -1,3 +1,4 @@
+import { crc32 as crc32Buffer } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DomainError, GrpcCode, InvalidArgumentError, NotFoundError } from '../domain/errors.js';
@@ -494,6 +495,152 @@ describe('evaluateFlag (batch items)', () => {
   });
 });
 
+describe('shared results', () => {
+  const VARIANT_KEYS = ['match', 'segmentKeys', 'reason', 'variantKey', 'variantAttachment', 'flagKey'];
+  const BOOLEAN_KEYS = ['enabled', 'reason', 'segmentKeys', 'flagKey'];
+  const segments = [seg('a', [con('x', 'eq', '1')]), seg('b', [con('y', 'eq', '1')])];
+  // `count` entity ids whose variant bucket for `flagKey` is in [low, high), by zlib's CRC32.
+  const entitiesOf = (flagKey: string, low: number, high: number, count: number): string[] => {
+    const found: string[] = [];
+    for (let i = 0; found.length < count; i++) {
+      const bucket = crc32Buffer(`${flagKey}${i}`) % 1000;
+      if (bucket >= low && bucket < high) found.push(String(i));
+    }
+    return found;
+  };
+
+  function expectShared<T extends object>(a: T, b: T, keys: string[]): void {
+    expect(b).toBe(a);
+    expect(Object.isFrozen(a)).toBe(true);
+    expect(Object.keys(a)).toEqual(keys);
+  }
+
+  it('variant: one frozen object per outcome when every segment matched, whatever the entity', () => {
+    const s = snap(
+      [
+        variantFlag('v', {
+          variants: [boz, booz, dflt],
+          defaultVariant: dflt,
+          rules: [rule('r', 1, ['a', 'b'], [dist('v-boz', 50), dist('v-booz', 40)])],
+        }),
+        variantFlag('off', { enabled: false, variants: [dflt], defaultVariant: dflt }),
+        variantFlag('plain', { rules: [rule('r', 1, ['a'])] }),
+      ],
+      segments,
+    );
+    const both = { x: '1', y: '1' };
+    const [e1, e2] = entitiesOf('v', 0, 500, 2) as [string, string];
+    const boz1 = evaluateVariant(s, 'v', e1, both);
+    expectShared(boz1, evaluateVariant(s, 'v', e2, { ...both }), VARIANT_KEYS);
+    expect(boz1).toEqual({
+      match: true,
+      segmentKeys: ['a', 'b'],
+      reason: 'MATCH_EVALUATION_REASON',
+      variantKey: 'boz',
+      variantAttachment: '{"n":1}',
+      flagKey: 'v',
+    });
+    const [g1, g2] = entitiesOf('v', 900, 1000, 2) as [string, string];
+    const gap = evaluateVariant(s, 'v', g1, both);
+    expectShared(gap, evaluateVariant(s, 'v', g2, both), VARIANT_KEYS);
+    expect(gap).toMatchObject({ match: false, reason: 'DEFAULT_EVALUATION_REASON', variantKey: 'default-variant' });
+    // No rule matched: the flag's default result.
+    expectShared(evaluateVariant(s, 'v', e1, {}), evaluateVariant(s, 'v', g1, { x: '2' }), VARIANT_KEYS);
+    expectShared(evaluateVariant(s, 'off', e1, {}), evaluateVariant(s, 'off', g1, both), VARIANT_KEYS);
+    expectShared(evaluateVariant(s, 'plain', e1, { x: '1' }), evaluateVariant(s, 'plain', g1, both), VARIANT_KEYS);
+    // The segment keys are the rule's own frozen list, shared too.
+    expect(boz1.segmentKeys).toBe(s.flags.get('v')?.rules[0]?.segmentKeys);
+  });
+
+  it('variant: a partial match builds a fresh frozen result of the same shape', () => {
+    const s = snap(
+      [variantFlag('v', { variants: [boz], rules: [rule('r', 1, ['a', 'b'], [dist('v-boz', 100)])] })],
+      segments,
+    );
+    const first = evaluateVariant(s, 'v', 'e', { y: '1' });
+    const again = evaluateVariant(s, 'v', 'e', { y: '1' });
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+    expect(first.segmentKeys).toEqual(['b']);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(Object.isFrozen(first.segmentKeys)).toBe(true);
+    expect(Object.keys(first)).toEqual(VARIANT_KEYS);
+    // The same shape (hidden class) as a shared result: same keys, same order, frozen.
+    const shared = evaluateVariant(s, 'v', 'e', { x: '1', y: '1' });
+    expect(Object.keys(shared)).toEqual(Object.keys(first));
+    expect(evaluateVariant(s, 'v', 'e', { x: '1' }).segmentKeys).toEqual(['a']);
+  });
+
+  it('an unrecognised operator with no segment matching shares a result with no segment keys', () => {
+    const odd = 'XOR_SEGMENT_OPERATOR' as SegmentOperator;
+    const s = snap(
+      [
+        variantFlag('v', { variants: [boz], rules: [rule('r', 1, ['a', 'b'], [dist('v-boz', 100)], odd)] }),
+        booleanFlag('b', false, [segmentRollout('o', 1, ['a', 'b'], true, odd)]),
+      ],
+      segments,
+    );
+    const v = evaluateVariant(s, 'v', 'e', {});
+    expectShared(v, evaluateVariant(s, 'v', 'f', {}), VARIANT_KEYS);
+    expect(v).toMatchObject({ match: true, segmentKeys: [], variantKey: 'boz' });
+    const b = evaluateBoolean(s, 'b', 'e', {});
+    expectShared(b, evaluateBoolean(s, 'b', 'f', {}), BOOLEAN_KEYS);
+    expect(b).toEqual({ enabled: true, reason: 'MATCH_EVALUATION_REASON', segmentKeys: [], flagKey: 'b' });
+  });
+
+  it('boolean: threshold, segment rollout and default results are shared; partial matches are fresh', () => {
+    const s = snap(
+      [
+        booleanFlag('t', false, [threshold('t', 1, 100, true)]),
+        booleanFlag('s', false, [segmentRollout('o', 1, ['a', 'b'], true)]),
+        booleanFlag('d', true, [segmentRollout('o', 1, ['a'], false)]),
+      ],
+      segments,
+    );
+    expectShared(evaluateBoolean(s, 't', '1', {}), evaluateBoolean(s, 't', '2', {}), BOOLEAN_KEYS);
+    const all = evaluateBoolean(s, 's', '1', { x: '1', y: '1' });
+    expectShared(all, evaluateBoolean(s, 's', '2', { x: '1', y: '1' }), BOOLEAN_KEYS);
+    expect(all.segmentKeys).toEqual(['a', 'b']);
+    expectShared(evaluateBoolean(s, 'd', '1', {}), evaluateBoolean(s, 'd', '2', {}), BOOLEAN_KEYS);
+    const partial = evaluateBoolean(s, 's', '1', { y: '1' });
+    expect(partial).toEqual({ enabled: true, reason: 'MATCH_EVALUATION_REASON', segmentKeys: ['b'], flagKey: 's' });
+    expect(evaluateBoolean(s, 's', '1', { y: '1' })).not.toBe(partial);
+    expect(Object.isFrozen(partial)).toBe(true);
+    expect(Object.keys(partial)).toEqual(BOOLEAN_KEYS);
+  });
+
+  it('evaluateFlag returns shared frozen items carrying the shared results', () => {
+    const s = snap(
+      [
+        variantFlag('v', { variants: [boz], rules: [rule('r', 1, ['a'], [dist('v-boz', 100)])] }),
+        booleanFlag('b', true),
+      ],
+      segments,
+    );
+    const item = evaluateFlag(s, 'v', '1', { x: '1' });
+    expect(evaluateFlag(s, 'v', '2', { x: '1' })).toBe(item);
+    expect(Object.isFrozen(item)).toBe(true);
+    expect(Object.keys(item)).toEqual(['type', 'variantResponse']);
+    expect(item.type === 'VARIANT_EVALUATION_RESPONSE_TYPE' && item.variantResponse).toBe(
+      evaluateVariant(s, 'v', '3', { x: '1' }),
+    );
+    const b = evaluateFlag(s, 'b', '1', {});
+    expect(evaluateFlag(s, 'b', '2', {})).toBe(b);
+    expect(Object.keys(b)).toEqual(['type', 'booleanResponse']);
+    expect(b.type === 'BOOLEAN_EVALUATION_RESPONSE_TYPE' && b.booleanResponse).toBe(evaluateBoolean(s, 'b', '3', {}));
+  });
+
+  it('a shared result cannot be mutated', () => {
+    const s = snap([booleanFlag('b', true)]);
+    const r = evaluateBoolean(s, 'b', '1', {}) as unknown as { enabled: boolean; segmentKeys: string[] };
+    expect(() => {
+      r.enabled = false;
+    }).toThrow(TypeError);
+    expect(() => r.segmentKeys.push('x')).toThrow(TypeError);
+    expect(evaluateBoolean(s, 'b', '1', {}).enabled).toBe(true);
+  });
+});
+
 describe('explain', () => {
   const segments = [
     seg('people', [
@@ -710,6 +857,10 @@ describe('properties', () => {
         const b = evaluateBoolean(s, 'b', entityId, context);
         expect(explainVariant(s, 'v', entityId, context).result).toEqual(v);
         expect(explainBoolean(s, 'b', entityId, context).result).toEqual(b);
+        // Same wire text: same properties in the same order, shared result or not.
+        expect(JSON.stringify(v)).toBe(JSON.stringify(explainVariant(s, 'v', entityId, context).result));
+        expect(JSON.stringify(b)).toBe(JSON.stringify(explainBoolean(s, 'b', entityId, context).result));
+        expect(Object.isFrozen(v) && Object.isFrozen(b)).toBe(true);
         expect(evaluateFlag(s, 'v', entityId, context)).toEqual({
           type: 'VARIANT_EVALUATION_RESPONSE_TYPE',
           variantResponse: v,

@@ -1,18 +1,31 @@
 // Flag evaluation: a pure function of (snapshot, flag key, entity id, context) with Flipt v1's exact
 // results (behavior.md §1.2 variant, §1.4 segments, §1.5 boolean). The hot path parses nothing but
-// context values and allocates only the result (shared frozen arrays stand in for segmentKeys
-// whenever every segment of the matched rule matched or none did).
+// context values and allocates nothing but partial-match results: every other outcome returns a
+// frozen result built once by the snapshot's compilation (snapshot.ts, "Shared results").
+//
+// Results are frozen and shared between evaluations, and the HTTP layer may cache their serialized
+// JSON by object identity: never mutate a result.
+//
+// Loops over the snapshot's arrays are indexed on purpose: for-of over a frozen array allocates an
+// iterator and its result objects on every loop in Node 20 (bench/engine.ts shows the bytes).
 
 import { InvalidArgumentError, NotFoundError } from '../domain/errors.js';
 import { type CompiledConstraint, ConstraintKind, constraintOutcome, contextValue, Outcome } from './constraints.js';
-import { thresholdBucket, variantBucket } from './hashing.js';
+import { thresholdBucket, variantBucketFrom } from './hashing.js';
 import {
+  type BooleanOutcome,
+  booleanOutcome,
+  type CompiledDistribution,
   type CompiledFlag,
+  type CompiledRollout,
+  type CompiledRule,
   type CompiledSegment,
   MatchMode,
   type NamespaceSnapshot,
   NO_SEGMENT_KEYS,
   OperatorMode,
+  type VariantOutcome,
+  variantOutcome,
 } from './snapshot.js';
 
 /** An evaluation context: property name → string value (Flipt accepts only string values). */
@@ -70,15 +83,18 @@ export function comparedValue(c: CompiledConstraint, context: EvaluationContext,
  */
 export function segmentMatches(segment: CompiledSegment, context: EvaluationContext, entityId: string): boolean {
   const constraints = segment.constraints;
+  const count = constraints.length;
   switch (segment.matchMode) {
     case MatchMode.ALL:
-      for (const c of constraints) {
+      for (let i = 0; i < count; i++) {
+        const c = constraints[i] as CompiledConstraint;
         if (constraintOutcome(c, comparedValue(c, context, entityId), entityId) !== Outcome.MATCH) return false;
       }
       return true;
     case MatchMode.ANY:
-      if (constraints.length === 0) return true;
-      for (const c of constraints) {
+      if (count === 0) return true;
+      for (let i = 0; i < count; i++) {
+        const c = constraints[i] as CompiledConstraint;
         if (constraintOutcome(c, comparedValue(c, context, entityId), entityId) === Outcome.MATCH) return true;
       }
       return false;
@@ -101,7 +117,8 @@ export function unknownConstraintTypeError(): InvalidArgumentError {
 /**
  * Evaluates a rule's (or rollout's) segments and returns the keys of those that matched, or
  * undefined when the operator is not satisfied. Returns `allKeys` itself when every segment
- * matched and NO_SEGMENT_KEYS when none did, so the common cases allocate nothing.
+ * matched and NO_SEGMENT_KEYS when none did, which is how callers find the shared result; only a
+ * partial match allocates (a frozen list).
  */
 function matchedSegmentKeys(
   segments: readonly CompiledSegment[],
@@ -110,46 +127,41 @@ function matchedSegmentKeys(
   context: EvaluationContext,
   entityId: string,
 ): readonly string[] | undefined {
+  const count = segments.length;
   let matched = 0;
+  // Built only once a segment matches after a miss, so an unsatisfied OR allocates nothing.
+  let firstMiss = -1;
   let partial: string[] | undefined;
-  let i = 0;
-  for (const segment of segments) {
+  for (let i = 0; i < count; i++) {
+    const segment = segments[i] as CompiledSegment;
     if (segmentMatches(segment, context, entityId)) {
       matched++;
-      partial?.push(segment.key);
+      if (firstMiss >= 0) {
+        // Everything before the first miss matched.
+        partial ??= allKeys.slice(0, firstMiss);
+        partial.push(segment.key);
+      }
     } else {
       // AND cannot be satisfied any more; the answer no longer depends on the other segments.
       if (mode === OperatorMode.AND) return undefined;
-      // First miss: everything before it matched.
-      partial ??= allKeys.slice(0, i);
+      if (firstMiss < 0) firstMiss = i;
     }
-    i++;
   }
-  if (!operatorSatisfied(mode, matched, segments.length)) return undefined;
-  if (matched === segments.length) return allKeys;
+  if (!operatorSatisfied(mode, matched, count)) return undefined;
+  if (matched === count) return allKeys;
   if (matched === 0) return NO_SEGMENT_KEYS;
-  return partial;
+  return Object.freeze(partial ?? allKeys.slice(0, firstMiss));
 }
 
-function variantResult(
-  match: boolean,
-  segmentKeys: readonly string[],
-  reason: EvaluationReason,
-  variantKey: string,
-  variantAttachment: string,
-  flagKey: string,
-): VariantEvaluation {
-  // One constructor so every result has the same property order (wire order) and object shape.
-  return { match, segmentKeys, reason, variantKey, variantAttachment, flagKey };
-}
-
-function booleanResult(
-  enabled: boolean,
-  reason: EvaluationReason,
-  segmentKeys: readonly string[],
-  flagKey: string,
-): BooleanEvaluation {
-  return { enabled, reason, segmentKeys, flagKey };
+/** The result of a satisfied rule: shared unless only some of its segments matched. */
+function ruleOutcome(rule: CompiledRule, segmentKeys: readonly string[], index: number): VariantOutcome {
+  const shared = rule.outcomes[index] as VariantOutcome;
+  if (segmentKeys === rule.segmentKeys) return shared;
+  if (segmentKeys === NO_SEGMENT_KEYS && rule.noSegmentOutcomes !== undefined) {
+    return rule.noSegmentOutcomes[index] as VariantOutcome;
+  }
+  const r = shared.variantResponse;
+  return variantOutcome(r.match, segmentKeys, r.reason, r.variantKey, r.variantAttachment, r.flagKey);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -162,69 +174,49 @@ export function findFlag(snapshot: NamespaceSnapshot, flagKey: string): Compiled
   return flag;
 }
 
-/** Variant evaluation of an already looked-up flag (§1.2); no type check. */
-export function evaluateVariantFlag(
-  flag: CompiledFlag,
-  entityId: string,
-  context: EvaluationContext,
-): VariantEvaluation {
-  const defaultVariant = flag.defaultVariant;
-  const fallbackReason: EvaluationReason =
-    defaultVariant === undefined ? 'UNKNOWN_EVALUATION_REASON' : 'DEFAULT_EVALUATION_REASON';
-  const fallbackKey = defaultVariant === undefined ? '' : defaultVariant.key;
-  const fallbackAttachment = defaultVariant === undefined ? '' : defaultVariant.attachment;
-
-  if (!flag.enabled) {
-    return variantResult(
-      false,
-      NO_SEGMENT_KEYS,
-      'FLAG_DISABLED_EVALUATION_REASON',
-      fallbackKey,
-      fallbackAttachment,
-      flag.key,
-    );
-  }
-
-  for (const rule of flag.rules) {
+/** Variant evaluation (§1.2) as a batch item; no type check. */
+function variantItem(flag: CompiledFlag, entityId: string, context: EvaluationContext): VariantOutcome {
+  if (!flag.enabled) return flag.variantDisabled;
+  const rules = flag.rules;
+  for (let r = 0; r < rules.length; r++) {
+    const rule = rules[r] as CompiledRule;
     // Flipt evaluates every constraint of every segment of a rule it tries, so an unknown type
     // anywhere in the rule fails the evaluation whatever the other constraints say.
     if (rule.hasUnknownConstraintType) throw unknownConstraintTypeError();
     const segmentKeys = matchedSegmentKeys(rule.segments, rule.segmentKeys, rule.operatorMode, context, entityId);
     if (segmentKeys === undefined) continue;
 
+    // Without distributions, index 0 (= length) is the MATCH without a variant (default variant's
+    // key, or ""). With them, the first distribution whose range holds the bucket; none is a bucket
+    // gap (index = length): no match, and later rules are NOT tried (Flipt returns here).
     const distributions = rule.distributions;
-    if (distributions.length === 0) {
-      // Matched without a variant: MATCH, with the default variant's key (or "").
-      return variantResult(true, segmentKeys, 'MATCH_EVALUATION_REASON', fallbackKey, fallbackAttachment, flag.key);
-    }
-    const bucket = variantBucket(flag.key, entityId);
-    for (const d of distributions) {
-      if (bucket < d.bucketEnd) {
-        return variantResult(true, segmentKeys, 'MATCH_EVALUATION_REASON', d.variantKey, d.variantAttachment, flag.key);
+    const count = distributions.length;
+    let index = count;
+    if (count > 0) {
+      const bucket = variantBucketFrom(flag.keyCrc, entityId);
+      for (let i = 0; i < count; i++) {
+        if (bucket < (distributions[i] as CompiledDistribution).bucketEnd) {
+          index = i;
+          break;
+        }
       }
     }
-    // A bucket no distribution covers: no match, and later rules are NOT tried (Flipt returns here).
-    return variantResult(false, segmentKeys, fallbackReason, fallbackKey, fallbackAttachment, flag.key);
+    return ruleOutcome(rule, segmentKeys, index);
   }
-
-  return variantResult(false, NO_SEGMENT_KEYS, fallbackReason, fallbackKey, fallbackAttachment, flag.key);
+  return flag.variantDefault;
 }
 
-/** Boolean evaluation of an already looked-up flag (§1.5); no type check. */
-export function evaluateBooleanFlag(
-  flag: CompiledFlag,
-  entityId: string,
-  context: EvaluationContext,
-): BooleanEvaluation {
+/** Boolean evaluation (§1.5) as a batch item; no type check. */
+function booleanItem(flag: CompiledFlag, entityId: string, context: EvaluationContext): BooleanOutcome {
   // `enabled` is not checked first: it is only the value returned when no rollout matches.
+  const rollouts = flag.rollouts;
   let bucket = -1;
-  for (const rollout of flag.rollouts) {
+  for (let i = 0; i < rollouts.length; i++) {
+    const rollout = rollouts[i] as CompiledRollout;
     if (rollout.kind === 'threshold') {
       if (bucket < 0) bucket = thresholdBucket(entityId, flag.key);
       // float32(bucket) < float32(percentage); the percentage was rounded to float32 at compile time.
-      if (bucket < rollout.percentage) {
-        return booleanResult(rollout.value, 'MATCH_EVALUATION_REASON', NO_SEGMENT_KEYS, flag.key);
-      }
+      if (bucket < rollout.percentage) return rollout.outcome;
     } else if (rollout.kind === 'segment') {
       if (rollout.hasUnknownConstraintType) throw unknownConstraintTypeError();
       const segmentKeys = matchedSegmentKeys(
@@ -234,12 +226,31 @@ export function evaluateBooleanFlag(
         context,
         entityId,
       );
-      if (segmentKeys !== undefined) {
-        return booleanResult(rollout.value, 'MATCH_EVALUATION_REASON', segmentKeys, flag.key);
-      }
+      if (segmentKeys === undefined) continue;
+      if (segmentKeys === rollout.segmentKeys) return rollout.outcome;
+      if (segmentKeys === NO_SEGMENT_KEYS && rollout.noSegmentOutcome !== undefined) return rollout.noSegmentOutcome;
+      return booleanOutcome(rollout.value, 'MATCH_EVALUATION_REASON', segmentKeys, flag.key);
     }
   }
-  return booleanResult(flag.enabled, 'DEFAULT_EVALUATION_REASON', NO_SEGMENT_KEYS, flag.key);
+  return flag.booleanDefault;
+}
+
+/** Variant evaluation of an already looked-up flag (§1.2); no type check. The result may be shared. */
+export function evaluateVariantFlag(
+  flag: CompiledFlag,
+  entityId: string,
+  context: EvaluationContext,
+): VariantEvaluation {
+  return variantItem(flag, entityId, context).variantResponse;
+}
+
+/** Boolean evaluation of an already looked-up flag (§1.5); no type check. The result may be shared. */
+export function evaluateBooleanFlag(
+  flag: CompiledFlag,
+  entityId: string,
+  context: EvaluationContext,
+): BooleanEvaluation {
+  return booleanItem(flag, entityId, context).booleanResponse;
 }
 
 /**
@@ -292,17 +303,12 @@ export function evaluateFlag(
       errorResponse: { flagKey, reason: 'NOT_FOUND_ERROR_EVALUATION_REASON' },
     };
   }
+  // The items of evaluated flags are frozen and may be shared, like the results they carry.
   switch (flag.type) {
     case 'VARIANT_FLAG_TYPE':
-      return {
-        type: 'VARIANT_EVALUATION_RESPONSE_TYPE',
-        variantResponse: evaluateVariantFlag(flag, entityId, context),
-      };
+      return variantItem(flag, entityId, context);
     case 'BOOLEAN_FLAG_TYPE':
-      return {
-        type: 'BOOLEAN_EVALUATION_RESPONSE_TYPE',
-        booleanResponse: evaluateBooleanFlag(flag, entityId, context),
-      };
+      return booleanItem(flag, entityId, context);
     default:
       throw new InvalidArgumentError(`unknown flag type: ${String(flag.type)}`);
   }

@@ -1,7 +1,15 @@
+import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { evaluateVariant } from './evaluate.js';
-import { distributionWidth, thresholdBucket, thresholdMatches, variantBucket } from './hashing.js';
+import {
+  crc32Utf8,
+  distributionWidth,
+  thresholdBucket,
+  thresholdMatches,
+  variantBucket,
+  variantBucketFrom,
+} from './hashing.js';
 import { compileSnapshot } from './snapshot.js';
 import type { NamespaceSource } from './source.js';
 
@@ -66,6 +74,88 @@ describe('bucketing vectors (behavior.md §1.3)', () => {
       checked++;
     }
     expect(checked).toBe(300);
+  });
+});
+
+// Strings over every kind of UTF-16 code unit sequence: ASCII, 2- and 3-byte characters, astral
+// characters (surrogate pairs) and lone high or low surrogates anywhere.
+const unitArb = fc.oneof(
+  fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)),
+  fc.integer({ min: 0x80, max: 0x7ff }).map((c) => String.fromCharCode(c)),
+  fc.integer({ min: 0x800, max: 0xffff }).map((c) => String.fromCharCode(c)),
+  fc.integer({ min: 0x10000, max: 0x10ffff }).map((c) => String.fromCodePoint(c)),
+  fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)),
+);
+const textArb = fc.string({ unit: unitArb, maxLength: 24 });
+
+/** zlib's CRC of a and b each encoded by Buffer, then concatenated (what Flipt hashes; see below). */
+function zlibCrcOfParts(a: string, b: string): number {
+  return crc32(Buffer.concat([Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')]));
+}
+
+/** Whether a ends with a high surrogate and b starts with a low one, so a + b forms a pair. */
+function splitsAPair(a: string, b: string): boolean {
+  const last = a.charCodeAt(a.length - 1);
+  const first = b.charCodeAt(0);
+  return last >= 0xd800 && last <= 0xdbff && first >= 0xdc00 && first <= 0xdfff;
+}
+
+describe('crc32Utf8', () => {
+  it('is zlib crc32 of the UTF-8 bytes, and continues from a previous CRC', () => {
+    fc.assert(
+      fc.property(textArb, textArb, (a, b) => {
+        expect(crc32Utf8(a)).toBe(crc32(Buffer.from(a, 'utf8')));
+        expect(crc32Utf8(b, crc32Utf8(a))).toBe(zlibCrcOfParts(a, b));
+        if (!splitsAPair(a, b)) expect(crc32Utf8(b, crc32Utf8(a))).toBe(crc32(Buffer.from(a + b, 'utf8')));
+      }),
+      { numRuns: 5000, seed: 1 },
+    );
+  });
+
+  it('encodes lone surrogates as U+FFFD (EF BF BD) and pairs as one 4-byte character, like Buffer', () => {
+    const replacement = crc32(Buffer.from([0xef, 0xbf, 0xbd]));
+    expect(crc32Utf8('\ud800')).toBe(replacement);
+    expect(crc32Utf8('\udc00')).toBe(replacement);
+    expect(crc32Utf8('a\ud800b')).toBe(crc32(Buffer.from([0x61, 0xef, 0xbf, 0xbd, 0x62])));
+    expect(crc32Utf8('\ud83d\ude42')).toBe(crc32(Buffer.from([0xf0, 0x9f, 0x99, 0x82])));
+    expect(crc32Utf8('\udc00\ud800')).toBe(crc32(Buffer.from([0xef, 0xbf, 0xbd, 0xef, 0xbf, 0xbd])));
+    expect(crc32Utf8('')).toBe(0);
+    expect(crc32Utf8('', 0x12345678)).toBe(0x12345678);
+  });
+
+  it('hashes the two keys separately, so a pair split between them is two U+FFFD (as Go, and zlib chained)', () => {
+    // Go decodes each JSON string on its own, turning a lone surrogate into U+FFFD before concatenating.
+    const twoReplacements = crc32(Buffer.from([0x66, 0xef, 0xbf, 0xbd, 0xef, 0xbf, 0xbd, 0x31]));
+    expect(crc32Utf8('\udc001', crc32Utf8('f\ud83d'))).toBe(twoReplacements);
+    expect(variantBucket('f\ud83d', '\udc001')).toBe(twoReplacements % 1000);
+    expect(crc32('\udc001', crc32('f\ud83d'))).toBe(twoReplacements);
+  });
+});
+
+describe('bucket functions against zlib', () => {
+  it('variantBucket, variantBucketFrom and thresholdBucket hash the keys in their orders', () => {
+    fc.assert(
+      fc.property(textArb, textArb, (flagKey, entityId) => {
+        const variant = zlibCrcOfParts(flagKey, entityId) % 1000;
+        expect(variantBucket(flagKey, entityId)).toBe(variant);
+        expect(variantBucketFrom(crc32Utf8(flagKey), entityId)).toBe(variant);
+        expect(thresholdBucket(entityId, flagKey)).toBe(zlibCrcOfParts(entityId, flagKey) % 100);
+      }),
+      { numRuns: 3000, seed: 2 },
+    );
+  });
+
+  it('thresholdBucket gives the same bucket whatever entity ids were hashed before', () => {
+    // It remembers the last entity id's CRC; any sequence of calls must agree with zlib call by call.
+    const call = fc.tuple(fc.constantFrom('', 'a', 'user-1', 'ü\ud800', 'user-1 '), fc.constantFrom('', 'f', 'new-ui'));
+    fc.assert(
+      fc.property(fc.array(call, { maxLength: 20 }), (calls) => {
+        for (const [entityId, flagKey] of calls) {
+          expect(thresholdBucket(entityId, flagKey)).toBe(zlibCrcOfParts(entityId, flagKey) % 100);
+        }
+      }),
+      { numRuns: 500, seed: 4 },
+    );
   });
 });
 

@@ -1,7 +1,8 @@
+import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ConstraintKind, Op } from './constraints.js';
 import { compileSnapshot } from './snapshot.js';
-import type { NamespaceSource } from './source.js';
+import type { FlagSource, NamespaceSource } from './source.js';
 
 const source: NamespaceSource = {
   namespaceKey: 'default',
@@ -151,6 +152,61 @@ describe('compileSnapshot', () => {
   it('stores threshold percentages as float32', () => {
     const t = snapshot.flags.get('g')?.rollouts[0];
     expect(t?.kind === 'threshold' && t.percentage).toBe(Math.fround(33.3));
+  });
+
+  it('builds the shared results of each rule, rollout and flag', () => {
+    const r2 = flag?.rules[1];
+    expect(r2?.outcomes.map((o) => o.variantResponse)).toEqual([
+      {
+        match: true,
+        segmentKeys: ['shared'],
+        reason: 'MATCH_EVALUATION_REASON',
+        variantKey: 'one',
+        variantAttachment: '',
+        flagKey: 'f',
+      },
+      {
+        match: true,
+        segmentKeys: ['shared'],
+        reason: 'MATCH_EVALUATION_REASON',
+        variantKey: 'two',
+        variantAttachment: '{"x":1}',
+        flagKey: 'f',
+      },
+      // The bucket gap (buckets 666..999): no match, UNKNOWN without a default variant.
+      {
+        match: false,
+        segmentKeys: ['shared'],
+        reason: 'UNKNOWN_EVALUATION_REASON',
+        variantKey: '',
+        variantAttachment: '',
+        flagKey: 'f',
+      },
+    ]);
+    expect(r2?.outcomes[0]?.variantResponse.segmentKeys).toBe(r2?.segmentKeys);
+    // r1 has no distributions: its one result is the MATCH without a variant.
+    expect(flag?.rules[0]?.outcomes.map((o) => o.variantResponse.match)).toEqual([true]);
+    // Only an unrecognised operator can be satisfied with no segment matching.
+    expect(r2?.noSegmentOutcomes).toBeUndefined();
+    expect(flag?.variantDisabled.variantResponse.reason).toBe('FLAG_DISABLED_EVALUATION_REASON');
+    expect(flag?.variantDefault.variantResponse.reason).toBe('UNKNOWN_EVALUATION_REASON');
+    const g = snapshot.flags.get('g');
+    expect(g?.booleanDefault).toEqual({
+      type: 'BOOLEAN_EVALUATION_RESPONSE_TYPE',
+      booleanResponse: { enabled: true, reason: 'DEFAULT_EVALUATION_REASON', segmentKeys: [], flagKey: 'g' },
+    });
+    const [threshold, segment] = g?.rollouts ?? [];
+    expect(threshold?.kind === 'threshold' && threshold.outcome.booleanResponse.segmentKeys).toEqual([]);
+    expect(segment?.kind === 'segment' && segment.outcome.booleanResponse.segmentKeys).toBe(
+      segment?.kind === 'segment' && segment.segmentKeys,
+    );
+    expect(Object.isFrozen(r2?.outcomes) && Object.isFrozen(r2?.outcomes[0]?.variantResponse)).toBe(true);
+  });
+
+  it("stores the CRC32 of each flag key's UTF-8 bytes", () => {
+    expect(flag?.keyCrc).toBe(crc32('f'));
+    const s = compileSnapshot({ ...source, flags: [{ ...(source.flags[0] as FlagSource), key: 'ünï🙂' }] });
+    expect(s.flags.get('ünï🙂')?.keyCrc).toBe(crc32(Buffer.from('ünï🙂', 'utf8')));
   });
 
   it('is immutable', () => {

@@ -2,11 +2,78 @@
 // rules and rollouts in rank order, segments resolved once and shared by reference, constraint values
 // pre-parsed, distributions turned into cumulative integer buckets carrying their variant key and
 // attachment. All parsing and lookup happens here, once per namespace revision.
+//
+// Compilation also builds every evaluation result that does not depend on which of a rule's segments
+// matched (see "Shared results" below), so that evaluation usually returns one of them and allocates
+// nothing.
 
 import type { FlagType } from '../domain/types.js';
 import { type CompiledConstraint, ConstraintKind, compileConstraint } from './constraints.js';
-import { distributionWidth } from './hashing.js';
+import type { BooleanEvaluation, EvaluationReason, VariantEvaluation } from './evaluate.js';
+import { crc32Utf8, distributionWidth } from './hashing.js';
 import type { FlagSource, NamespaceSource, RolloutSource, RuleSource, SegmentSource, VariantSource } from './source.js';
+
+// ---------------------------------------------------------------------------------------------
+// Shared results
+//
+// Results are frozen, and those built here are shared by every evaluation that reaches the same
+// outcome: one object per flag for FLAG_DISABLED and for "no rule matched" (variant) or the default
+// (boolean); one per rule (or segment rollout) and distribution (or match without a variant, or
+// bucket gap) when every segment of the rule matched or none did; one per threshold rollout. Only a
+// partial match (OR with some segments failing) builds a fresh result, frozen too.
+//
+// The HTTP layer may cache the serialized JSON of a result by the identity of the result object (a
+// WeakMap keyed by it): that is only sound because a result is never mutated. Never mutate one; they
+// are frozen so that an attempt fails loudly (ESM is strict mode).
+
+/** A variant result together with its batch item, as evaluateFlag returns it. */
+export interface VariantOutcome {
+  readonly type: 'VARIANT_EVALUATION_RESPONSE_TYPE';
+  readonly variantResponse: VariantEvaluation;
+}
+
+/** A boolean result together with its batch item, as evaluateFlag returns it. */
+export interface BooleanOutcome {
+  readonly type: 'BOOLEAN_EVALUATION_RESPONSE_TYPE';
+  readonly booleanResponse: BooleanEvaluation;
+}
+
+/**
+ * The only constructor of variant results, so every one (shared or fresh) has the same properties in
+ * the same order (the wire order) and the same object shape.
+ */
+export function variantOutcome(
+  match: boolean,
+  segmentKeys: readonly string[],
+  reason: EvaluationReason,
+  variantKey: string,
+  variantAttachment: string,
+  flagKey: string,
+): VariantOutcome {
+  const variantResponse: VariantEvaluation = Object.freeze({
+    match,
+    segmentKeys,
+    reason,
+    variantKey,
+    variantAttachment,
+    flagKey,
+  });
+  return Object.freeze({ type: 'VARIANT_EVALUATION_RESPONSE_TYPE' as const, variantResponse });
+}
+
+/** The only constructor of boolean results (see variantOutcome). */
+export function booleanOutcome(
+  enabled: boolean,
+  reason: EvaluationReason,
+  segmentKeys: readonly string[],
+  flagKey: string,
+): BooleanOutcome {
+  const booleanResponse: BooleanEvaluation = Object.freeze({ enabled, reason, segmentKeys, flagKey });
+  return Object.freeze({ type: 'BOOLEAN_EVALUATION_RESPONSE_TYPE' as const, booleanResponse });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compiled form
 
 export interface CompiledVariant {
   readonly id: string;
@@ -62,6 +129,17 @@ export interface CompiledRule {
   /** Distributions with rollout > 0 in creation order; empty means "match without a variant". */
   readonly distributions: readonly CompiledDistribution[];
   readonly hasUnknownConstraintType: boolean;
+  /**
+   * Shared results when every segment matched (segmentKeys): index i < distributions.length is the
+   * MATCH on distribution i; index distributions.length is the bucket gap (no match, the flag's
+   * fallback), or, without distributions, the MATCH without a variant.
+   */
+  readonly outcomes: readonly VariantOutcome[];
+  /**
+   * The same with no segment matching (NO_SEGMENT_KEYS), which only an unrecognised operator allows
+   * (OperatorMode.OTHER); undefined for OR and AND.
+   */
+  readonly noSegmentOutcomes: readonly VariantOutcome[] | undefined;
 }
 
 interface CompiledRolloutBase {
@@ -77,6 +155,8 @@ export interface CompiledThresholdRollout extends CompiledRolloutBase {
   /** float32, compared as `float32(bucket) < percentage`. */
   readonly percentage: number;
   readonly value: boolean;
+  /** The shared MATCH result: `value`, no segment keys. */
+  readonly outcome: BooleanOutcome;
 }
 
 export interface CompiledSegmentRollout extends CompiledRolloutBase {
@@ -87,6 +167,10 @@ export interface CompiledSegmentRollout extends CompiledRolloutBase {
   readonly segmentKeys: readonly string[];
   readonly value: boolean;
   readonly hasUnknownConstraintType: boolean;
+  /** The shared MATCH result when every segment matched (segmentKeys). */
+  readonly outcome: BooleanOutcome;
+  /** The shared MATCH result when none matched (only OperatorMode.OTHER allows it); else undefined. */
+  readonly noSegmentOutcome: BooleanOutcome | undefined;
 }
 
 /** A rollout with neither a threshold nor a segment: skipped, as Flipt does. */
@@ -111,6 +195,13 @@ export interface CompiledFlag {
   readonly rules: readonly CompiledRule[];
   /** Sorted by rank (stable). */
   readonly rollouts: readonly CompiledRollout[];
+  /** CRC32 of the key's UTF-8 bytes: variant buckets continue from it over the entity id. */
+  readonly keyCrc: number;
+  /** Shared variant results: FLAG_DISABLED, and no rule matched (DEFAULT, or UNKNOWN without default). */
+  readonly variantDisabled: VariantOutcome;
+  readonly variantDefault: VariantOutcome;
+  /** The shared boolean result when no rollout matched: `enabled`, DEFAULT. */
+  readonly booleanDefault: BooleanOutcome;
 }
 
 /** The immutable, compiled configuration of one namespace at one revision. */
@@ -124,6 +215,9 @@ export interface NamespaceSnapshot {
 }
 
 const EMPTY: readonly never[] = Object.freeze([]);
+
+/** A frozen empty list, shared by results that have no segment keys. */
+export const NO_SEGMENT_KEYS: readonly string[] = EMPTY;
 
 function matchModeOf(matchType: string): MatchMode {
   if (matchType === 'ALL_MATCH_TYPE') return MatchMode.ALL;
@@ -173,10 +267,43 @@ function compileVariant(v: VariantSource): CompiledVariant {
   return Object.freeze({ id: v.id, key: v.key, attachment: v.attachment });
 }
 
+/** What a variant flag returns when no variant is chosen: its default variant, if any. */
+interface Fallback {
+  readonly reason: EvaluationReason;
+  readonly key: string;
+  readonly attachment: string;
+}
+
+function fallbackOf(defaultVariant: CompiledVariant | undefined): Fallback {
+  return defaultVariant === undefined
+    ? { reason: 'UNKNOWN_EVALUATION_REASON', key: '', attachment: '' }
+    : { reason: 'DEFAULT_EVALUATION_REASON', key: defaultVariant.key, attachment: defaultVariant.attachment };
+}
+
+/** A rule's results for one set of segment keys, indexed as CompiledRule.outcomes. */
+function ruleOutcomes(
+  distributions: readonly CompiledDistribution[],
+  segmentKeys: readonly string[],
+  flagKey: string,
+  fallback: Fallback,
+): readonly VariantOutcome[] {
+  const outcomes = distributions.map((d) =>
+    variantOutcome(true, segmentKeys, 'MATCH_EVALUATION_REASON', d.variantKey, d.variantAttachment, flagKey),
+  );
+  outcomes.push(
+    distributions.length === 0
+      ? variantOutcome(true, segmentKeys, 'MATCH_EVALUATION_REASON', fallback.key, fallback.attachment, flagKey)
+      : variantOutcome(false, segmentKeys, fallback.reason, fallback.key, fallback.attachment, flagKey),
+  );
+  return Object.freeze(outcomes);
+}
+
 function compileRule(
   rule: RuleSource,
   segments: ReadonlyMap<string, CompiledSegment>,
   variants: ReadonlyMap<string, CompiledVariant>,
+  flagKey: string,
+  fallback: Fallback,
 ): CompiledRule | undefined {
   const resolved = resolveSegments(rule.segmentKeys, segments);
   if (resolved.segments.length === 0) return undefined;
@@ -203,19 +330,27 @@ function compileRule(
       }),
     );
   }
+  const operatorMode = operatorModeOf(rule.segmentOperator);
   return Object.freeze({
     id: rule.id,
     rank: rule.rank,
     segmentOperator: rule.segmentOperator,
-    operatorMode: operatorModeOf(rule.segmentOperator),
+    operatorMode,
     segments: resolved.segments,
     segmentKeys: resolved.keys,
     distributions: Object.freeze(distributions),
     hasUnknownConstraintType: resolved.segments.some((s) => s.hasUnknownConstraintType),
+    outcomes: ruleOutcomes(distributions, resolved.keys, flagKey, fallback),
+    noSegmentOutcomes:
+      operatorMode === OperatorMode.OTHER ? ruleOutcomes(distributions, NO_SEGMENT_KEYS, flagKey, fallback) : undefined,
   });
 }
 
-function compileRollout(rollout: RolloutSource, segments: ReadonlyMap<string, CompiledSegment>): CompiledRollout {
+function compileRollout(
+  rollout: RolloutSource,
+  segments: ReadonlyMap<string, CompiledSegment>,
+  flagKey: string,
+): CompiledRollout {
   const base = { id: rollout.id, rank: rollout.rank, type: rollout.type, description: rollout.description };
   // Flipt tests the threshold body first, whatever the declared type.
   if (rollout.threshold !== undefined) {
@@ -224,19 +359,27 @@ function compileRollout(rollout: RolloutSource, segments: ReadonlyMap<string, Co
       kind: 'threshold' as const,
       percentage: Math.fround(rollout.threshold.percentage),
       value: rollout.threshold.value,
+      outcome: booleanOutcome(rollout.threshold.value, 'MATCH_EVALUATION_REASON', NO_SEGMENT_KEYS, flagKey),
     });
   }
   if (rollout.segment !== undefined) {
     const resolved = resolveSegments(rollout.segment.segmentKeys, segments);
+    const operatorMode = operatorModeOf(rollout.segment.segmentOperator);
+    const value = rollout.segment.value;
     return Object.freeze({
       ...base,
       kind: 'segment' as const,
       segmentOperator: rollout.segment.segmentOperator,
-      operatorMode: operatorModeOf(rollout.segment.segmentOperator),
+      operatorMode,
       segments: resolved.segments,
       segmentKeys: resolved.keys,
-      value: rollout.segment.value,
+      value,
       hasUnknownConstraintType: resolved.segments.some((s) => s.hasUnknownConstraintType),
+      outcome: booleanOutcome(value, 'MATCH_EVALUATION_REASON', resolved.keys, flagKey),
+      noSegmentOutcome:
+        operatorMode === OperatorMode.OTHER
+          ? booleanOutcome(value, 'MATCH_EVALUATION_REASON', NO_SEGMENT_KEYS, flagKey)
+          : undefined,
     });
   }
   return Object.freeze({ ...base, kind: 'none' as const });
@@ -247,14 +390,27 @@ function byRank<T extends { rank: number }>(items: readonly T[]): T[] {
   return [...items].sort((a, b) => a.rank - b.rank);
 }
 
+/**
+ * The type as stored, but the known ones as the literal: a literal is an internalized string, so the
+ * evaluation hot path's type tests are pointer comparisons rather than comparisons of the characters
+ * of a string read from a database row or a cache entry.
+ */
+function knownFlagType(type: FlagType): FlagType {
+  if (type === 'VARIANT_FLAG_TYPE') return 'VARIANT_FLAG_TYPE';
+  if (type === 'BOOLEAN_FLAG_TYPE') return 'BOOLEAN_FLAG_TYPE';
+  return type;
+}
+
 function compileFlag(
   flag: FlagSource,
   segments: ReadonlyMap<string, CompiledSegment>,
   variantsById: ReadonlyMap<string, CompiledVariant>,
 ): CompiledFlag {
+  const defaultVariant = flag.defaultVariant === undefined ? undefined : compileVariant(flag.defaultVariant);
+  const fallback = fallbackOf(defaultVariant);
   const rules: CompiledRule[] = [];
   for (const rule of byRank(flag.rules)) {
-    const compiled = compileRule(rule, segments, variantsById);
+    const compiled = compileRule(rule, segments, variantsById, flag.key, fallback);
     if (compiled !== undefined) rules.push(compiled);
   }
   return Object.freeze({
@@ -262,13 +418,31 @@ function compileFlag(
     name: flag.name,
     description: flag.description,
     enabled: flag.enabled,
-    type: flag.type,
+    type: knownFlagType(flag.type),
     createdAt: flag.createdAt,
     updatedAt: flag.updatedAt,
-    defaultVariant: flag.defaultVariant === undefined ? undefined : compileVariant(flag.defaultVariant),
+    defaultVariant,
     variants: Object.freeze(flag.variants.map(compileVariant)),
     rules: Object.freeze(rules),
-    rollouts: Object.freeze(byRank(flag.rollouts).map((r) => compileRollout(r, segments))),
+    rollouts: Object.freeze(byRank(flag.rollouts).map((r) => compileRollout(r, segments, flag.key))),
+    keyCrc: crc32Utf8(flag.key),
+    variantDisabled: variantOutcome(
+      false,
+      NO_SEGMENT_KEYS,
+      'FLAG_DISABLED_EVALUATION_REASON',
+      fallback.key,
+      fallback.attachment,
+      flag.key,
+    ),
+    variantDefault: variantOutcome(
+      false,
+      NO_SEGMENT_KEYS,
+      fallback.reason,
+      fallback.key,
+      fallback.attachment,
+      flag.key,
+    ),
+    booleanDefault: booleanOutcome(flag.enabled, 'DEFAULT_EVALUATION_REASON', NO_SEGMENT_KEYS, flag.key),
   });
 }
 
@@ -304,6 +478,3 @@ export function compileSnapshot(source: NamespaceSource): NamespaceSnapshot {
     segments,
   });
 }
-
-/** A frozen empty list, shared by results that have no segment keys. */
-export const NO_SEGMENT_KEYS: readonly string[] = EMPTY;
