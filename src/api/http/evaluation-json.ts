@@ -148,42 +148,62 @@ export function ofrepReason(reason: string): OfrepReason {
   return OFREP_REASONS[reason] ?? 'UNKNOWN';
 }
 
-const ofrepBoolean = new WeakMap<BooleanEvaluation, string>();
-const ofrepVariant = new WeakMap<VariantEvaluation, string>();
+// Kept as UTF-8 bytes: a bulk answer is then one copy of each flag's bytes into the answer, where a
+// string would be joined, measured (content-length) and encoded again on every request.
+const ofrepBoolean = new WeakMap<BooleanEvaluation, Buffer>();
+const ofrepVariant = new WeakMap<VariantEvaluation, Buffer>();
 
 /** OFREP's EvaluatedFlag for an evaluated (found) flag: key, reason, variant, metadata, value. */
-export function ofrepFlagJson(item: FlagEvaluation): string {
+export function ofrepFlagJson(item: FlagEvaluation): Buffer {
   if (item.type === 'BOOLEAN_EVALUATION_RESPONSE_TYPE') {
     const r = item.booleanResponse;
-    let text = ofrepBoolean.get(r);
-    if (text === undefined) {
-      text =
+    let json = ofrepBoolean.get(r);
+    if (json === undefined) {
+      json = Buffer.from(
         `{"key":${str(r.flagKey)},"reason":"${ofrepReason(r.reason)}","variant":"${r.enabled}",` +
-        `"metadata":{},"value":${r.enabled}}`;
-      ofrepBoolean.set(r, text);
+          `"metadata":{},"value":${r.enabled}}`,
+      );
+      ofrepBoolean.set(r, json);
     }
-    return text;
+    return json;
   }
   if (item.type === 'VARIANT_EVALUATION_RESPONSE_TYPE') {
     const r = item.variantResponse;
-    let text = ofrepVariant.get(r);
-    if (text === undefined) {
+    let json = ofrepVariant.get(r);
+    if (json === undefined) {
       // Metadata: the matched segments (comma-separated) and the attachment, each only when present.
       const metadata: string[] = [];
       if (r.segmentKeys.length > 0) metadata.push(`"segments":${str(r.segmentKeys.join(','))}`);
       if (r.variantAttachment !== '') metadata.push(`"attachment":${str(r.variantAttachment)}`);
       const variant = str(r.variantKey);
-      text =
+      json = Buffer.from(
         `{"key":${str(r.flagKey)},"reason":"${ofrepReason(r.reason)}","variant":${variant},` +
-        `"metadata":{${metadata.join(',')}},"value":${variant}}`;
-      ofrepVariant.set(r, text);
+          `"metadata":{${metadata.join(',')}},"value":${variant}}`,
+      );
+      ofrepVariant.set(r, json);
     }
-    return text;
+    return json;
   }
   throw new Error(`flag "${item.errorResponse.flagKey}" was not evaluated`);
 }
 
-/** OFREP's bulk answer from evaluated flags' texts. */
-export function ofrepBulkJson(flags: readonly string[]): string {
-  return `{"flags":[${flags.join(',')}]}`;
+const BULK_HEAD = Buffer.from('{"flags":[');
+const BULK_TAIL = Buffer.from(']}');
+const COMMA = 0x2c;
+
+/** OFREP's bulk answer from evaluated flags' JSON, copied once into one buffer. */
+export function ofrepBulkJson(flags: readonly Buffer[]): Buffer {
+  let length = BULK_HEAD.length + BULK_TAIL.length + Math.max(flags.length - 1, 0);
+  for (let i = 0; i < flags.length; i++) length += (flags[i] as Buffer).length;
+  const out = Buffer.allocUnsafe(length);
+  out.set(BULK_HEAD, 0);
+  let at = BULK_HEAD.length;
+  for (let i = 0; i < flags.length; i++) {
+    const flag = flags[i] as Buffer;
+    if (i > 0) out[at++] = COMMA;
+    out.set(flag, at);
+    at += flag.length;
+  }
+  out.set(BULK_TAIL, at);
+  return out;
 }

@@ -140,11 +140,11 @@ export function setRevision(reply: FastifyReply, snapshot: NamespaceSnapshot): v
 }
 
 /**
- * Sends JSON text written by evaluation-json.ts. A string with a JSON content type is sent as it is:
+ * Sends JSON written by evaluation-json.ts (text or UTF-8 bytes). With a JSON content type it is sent as is:
  * Fastify serializes only objects, so the route's response schema documents the answer but is not run.
  */
-export function sendJsonText(reply: FastifyReply, text: string): void {
-  reply.type(JSON_CONTENT_TYPE).send(wantsPretty(reply.request) ? indentJson(text) : text);
+export function sendJsonText(reply: FastifyReply, json: string | Buffer): void {
+  reply.type(JSON_CONTENT_TYPE).send(wantsPretty(reply.request) ? indentJson(json.toString()) : json);
 }
 
 export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): Promise<void> {
