@@ -3,7 +3,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DomainError, GrpcCode, InvalidArgumentError, NotFoundError } from '../domain/errors.js';
 import type { ComparisonType, MatchType, SegmentOperator } from '../domain/types.js';
-import { evaluateBoolean, evaluateFlag, evaluateVariant } from './evaluate.js';
+import {
+  EntityEvaluator,
+  type EvaluationContext,
+  evaluateBoolean,
+  evaluateFlag,
+  evaluateVariant,
+  type FlagEvaluation,
+} from './evaluate.js';
 import { explainBoolean, explainVariant } from './explain.js';
 import { thresholdBucket } from './hashing.js';
 import { compileSnapshot, type NamespaceSnapshot } from './snapshot.js';
@@ -928,6 +935,353 @@ describe('properties', () => {
         }
       }),
       { numRuns: 2000, seed: 3 },
+    );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// EntityEvaluator: many flags for one entity
+
+/** What evaluateFlag (or an evaluator) did: an item, or the error it threw. */
+type Answer = { readonly item: FlagEvaluation } | { readonly error: Error };
+
+function answerOf(evaluate: () => FlagEvaluation): Answer {
+  try {
+    return { item: evaluate() };
+  } catch (e) {
+    return { error: e as Error };
+  }
+}
+
+/**
+ * `actual` answers exactly as evaluateFlag does: the same error (class and message), or an equal item
+ * with the same wire text, frozen, and the very same object whenever evaluateFlag shares it (it
+ * returns that object twice in a row).
+ */
+function expectAnswerOfEvaluateFlag(
+  actual: Answer,
+  snapshot: NamespaceSnapshot,
+  flagKey: string,
+  entityId: string,
+  context: EvaluationContext,
+): void {
+  const expected = answerOf(() => evaluateFlag(snapshot, flagKey, entityId, context));
+  if ('error' in expected) {
+    expect('error' in actual ? actual.error : actual.item).toBeInstanceOf(expected.error.constructor);
+    expect('error' in actual && actual.error.message).toBe(expected.error.message);
+    return;
+  }
+  if ('error' in actual) throw new Error(`evaluator threw ${actual.error.message}, evaluateFlag did not`);
+  expect(actual.item).toEqual(expected.item);
+  expect(JSON.stringify(actual.item)).toBe(JSON.stringify(expected.item));
+  if (expected.item.type !== 'ERROR_EVALUATION_RESPONSE_TYPE') expect(Object.isFrozen(actual.item)).toBe(true);
+  const again = evaluateFlag(snapshot, flagKey, entityId, context);
+  if (again === expected.item) expect(actual.item).toBe(expected.item);
+}
+
+describe('EntityEvaluator', () => {
+  const xIsOne = seg('x1', [con('x', 'eq', '1')]);
+  const yIsOne = seg('y1', [con('y', 'eq', '1')]);
+
+  /** A context whose property `x` counts how often the engine reads it. */
+  function countingContext(x: string): { context: EvaluationContext; reads: () => number } {
+    let reads = 0;
+    const context = {};
+    Object.defineProperty(context, 'x', {
+      enumerable: true,
+      get: () => {
+        reads++;
+        return x;
+      },
+    });
+    return { context: context as EvaluationContext, reads: () => reads };
+  }
+
+  it('evaluates each segment once however many flags use it, and answers as evaluateFlag', () => {
+    const flags = [];
+    for (let i = 0; i < 5; i++) {
+      flags.push(booleanFlag(`b${i}`, false, [segmentRollout(`o${i}`, 1, ['x1', 'y1'], true)]));
+      flags.push(variantFlag(`v${i}`, { variants: [boz], rules: [rule(`r${i}`, 1, ['x1'], [dist('v-boz', 100)])] }));
+    }
+    const s = snap(flags, [xIsOne, yIsOne]);
+    for (const x of ['1', '2']) {
+      const plain = countingContext(x);
+      const plainItems = s.flagList.map((f) => evaluateFlag(s, f.key, 'e', plain.context));
+      expect(plain.reads()).toBe(10);
+
+      const counted = countingContext(x);
+      const evaluator = new EntityEvaluator(s, 'e', counted.context);
+      const items = s.flagList.map((f) => evaluator.flag(f.key));
+      expect(counted.reads()).toBe(1);
+      expect(items).toEqual(plainItems);
+      // Asked again, it still evaluates nothing.
+      expect(s.flagList.map((f) => evaluator.flag(f.key))).toEqual(plainItems);
+      expect(counted.reads()).toBe(1);
+      for (const f of s.flagList) {
+        expectAnswerOfEvaluateFlag(
+          answerOf(() => evaluator.flag(f.key)),
+          s,
+          f.key,
+          'e',
+          counted.context,
+        );
+      }
+    }
+  });
+
+  it('answers missing flags and failures exactly as evaluateFlag', () => {
+    const broken = seg('broken', [{ ...con('x', 'eq', '1'), type: 'NOPE' as ComparisonType }]);
+    const s = snap(
+      [
+        variantFlag('v', { variants: [boz], rules: [rule('r', 1, ['broken'], [dist('v-boz', 100)])] }),
+        { ...booleanFlag('odd', true), type: 'NOPE_FLAG_TYPE' as never },
+        booleanFlag('b', true, [segmentRollout('o', 1, ['x1'], false)]),
+      ],
+      [xIsOne, broken],
+    );
+    const context = { x: '1' };
+    const evaluator = new EntityEvaluator(s, 'e', context);
+    for (const key of ['v', 'odd', 'missing', 'b', 'v']) {
+      expectAnswerOfEvaluateFlag(
+        answerOf(() => evaluator.flag(key)),
+        s,
+        key,
+        'e',
+        context,
+      );
+    }
+    expect(() => evaluator.flag('v')).toThrowError(new InvalidArgumentError('unknown constraint type'));
+    expect(evaluator.flag('missing')).toEqual({
+      type: 'ERROR_EVALUATION_RESPONSE_TYPE',
+      errorResponse: { flagKey: 'missing', reason: 'NOT_FOUND_ERROR_EVALUATION_REASON' },
+    });
+  });
+
+  it('stays right when evaluators of one snapshot interleave, and when generations start again', () => {
+    const s = snap(
+      [
+        booleanFlag('b', false, [segmentRollout('o', 1, ['x1'], true)]),
+        booleanFlag('c', false, [segmentRollout('o', 1, ['x1', 'y1'], true, 'AND_SEGMENT_OPERATOR')]),
+      ],
+      [xIsOne, yIsOne],
+    );
+    const enabled = (e: EntityEvaluator, key: string) => {
+      const item = e.flag(key);
+      return item.type === 'BOOLEAN_EVALUATION_RESPONSE_TYPE' && item.booleanResponse.enabled;
+    };
+    s.segmentMemo.generation = 0x7fff_fffe;
+    const yes = new EntityEvaluator(s, 'e', { x: '1', y: '1' });
+    expect(s.segmentMemo.generation).toBe(0x7fff_ffff);
+    expect(enabled(yes, 'b')).toBe(true);
+    // The last generation: the next evaluator clears the slots and starts again at 1.
+    const no = new EntityEvaluator(s, 'e', { x: '0', y: '1' });
+    expect(s.segmentMemo.generation).toBe(1);
+    expect([...s.segmentMemo.slots]).toEqual([0, 0]);
+    expect(enabled(no, 'b')).toBe(false);
+    expect(enabled(yes, 'b')).toBe(true);
+    expect(enabled(no, 'c')).toBe(false);
+    expect(enabled(yes, 'c')).toBe(true);
+    expect(enabled(no, 'b')).toBe(false);
+    expect(enabled(new EntityEvaluator(s, 'e', { x: '1', y: '0' }), 'c')).toBe(false);
+    expect(enabled(yes, 'c')).toBe(true);
+  });
+
+  it('serves the same snapshot and entity with a context the engine reads the same', () => {
+    const s = snap([], [xIsOne]);
+    const context = { a: '1', b: '' };
+    const evaluator = new EntityEvaluator(s, 'e', context);
+    expect(evaluator.serves(s, 'e', context)).toBe(true);
+    expect(evaluator.serves(s, 'e', { b: '', a: '1' })).toBe(true);
+    // JSON null reads as "" (contextValue): the engine cannot tell them apart.
+    expect(evaluator.serves(s, 'e', { a: '1', b: null } as unknown as EvaluationContext)).toBe(true);
+    expect(evaluator.serves(s, 'e', { a: '1' })).toBe(false);
+    expect(evaluator.serves(s, 'e', { a: '1', b: '', c: '' })).toBe(false);
+    expect(evaluator.serves(s, 'e', { a: '1', c: '' })).toBe(false);
+    expect(evaluator.serves(s, 'e', { c: '', a: '1' })).toBe(false);
+    // contextValue reads own properties, enumerable or not.
+    expect(evaluator.serves(s, 'e', Object.defineProperty({ a: '1', b: '' }, 'c', { value: 'x' }))).toBe(false);
+    expect(evaluator.serves(s, 'e', { a: '2', b: '' })).toBe(false);
+    expect(evaluator.serves(s, 'f', context)).toBe(false);
+    expect(evaluator.serves(snap([], [xIsOne]), 'e', context)).toBe(false);
+    // Inherited properties are not part of a context (contextValue reads own properties only).
+    expect(evaluator.serves(s, 'e', Object.assign(Object.create({ c: 'x' }), context))).toBe(true);
+  });
+
+  // Random namespaces with several flags of both types sharing segments (and sometimes a segment
+  // that cannot be evaluated, a flag of unknown type, a missing segment or flag).
+  const SEGMENT_KEYS = ['s1', 's2', 's3', 's4'];
+  const anySegmentArb = (key: string): fc.Arbitrary<SegmentSource> =>
+    fc
+      .tuple(segmentArb(key), fc.nat(11))
+      .map(([s, roll]) =>
+        roll === 0
+          ? { ...s, constraints: [...s.constraints, { ...con('a', 'eq', 'x'), type: 'NOPE' as ComparisonType }] }
+          : roll === 1
+            ? { ...s, matchType: 'WHAT' as MatchType }
+            : s,
+      );
+  const anySegKeysArb = fc.subarray([...SEGMENT_KEYS, 'ghost'], { minLength: 1 });
+  const anyOperatorArb = fc.constantFrom<SegmentOperator>(
+    'OR_SEGMENT_OPERATOR',
+    'AND_SEGMENT_OPERATOR',
+    'XOR' as SegmentOperator,
+  );
+  const variantSpecArb = fc.record({
+    kind: fc.constant('variant' as const),
+    enabled: fc.boolean(),
+    withDefault: fc.boolean(),
+    rules: fc.array(
+      fc.record({
+        rank: fc.integer({ min: 1, max: 3 }),
+        segmentKeys: anySegKeysArb,
+        segmentOperator: anyOperatorArb,
+        rollouts: fc.array(fc.double({ min: 0, max: 100, noNaN: true }), { maxLength: 3 }),
+      }),
+      { maxLength: 3 },
+    ),
+  });
+  const booleanSpecArb = fc.record({
+    kind: fc.constant('boolean' as const),
+    enabled: fc.boolean(),
+    rollouts: fc.array(
+      fc.oneof(
+        fc.record({ percentage: fc.double({ min: 0, max: 100, noNaN: true }), value: fc.boolean() }).map((t) => ({
+          threshold: t,
+        })),
+        fc
+          .record({ segmentKeys: anySegKeysArb, segmentOperator: anyOperatorArb, value: fc.boolean() })
+          .map((s) => ({ segment: s })),
+      ),
+      { maxLength: 3 },
+    ),
+  });
+  const manyFlagsSourceArb: fc.Arbitrary<NamespaceSource> = fc
+    .record({
+      segments: fc.tuple(...SEGMENT_KEYS.map(anySegmentArb)),
+      flags: fc.array(fc.oneof(variantSpecArb, booleanSpecArb, booleanSpecArb), { minLength: 1, maxLength: 6 }),
+      oddType: fc.nat(9),
+    })
+    .map(({ segments, flags, oddType }) => ({
+      namespaceKey: 'default',
+      revision: '1',
+      segments: [...segments],
+      flags: flags.map((f, i): FlagSource => {
+        const key = `f${i}`;
+        if (f.kind === 'boolean') {
+          return booleanFlag(
+            key,
+            f.enabled,
+            f.rollouts.map((r, j) => ({
+              id: `o${j}`,
+              rank: j + 1,
+              type: 'THRESHOLD_ROLLOUT_TYPE',
+              description: '',
+              ...r,
+            })),
+          );
+        }
+        const flag = variantFlag(key, {
+          enabled: f.enabled,
+          variants: [boz, booz, dflt],
+          ...(f.withDefault ? { defaultVariant: dflt } : {}),
+          rules: f.rules.map((r, j) =>
+            rule(
+              `r${j}`,
+              r.rank,
+              r.segmentKeys,
+              r.rollouts.map((x, k) => dist(k % 2 === 0 ? 'v-boz' : 'v-booz', x)),
+              r.segmentOperator,
+            ),
+          ),
+        });
+        return i === oddType ? { ...flag, type: 'NOPE_FLAG_TYPE' as never } : flag;
+      }),
+    }));
+  // JSON null values included: the HTTP layer passes them through, and the engine reads them as "".
+  const nullableContextArb = fc.dictionary(fc.constantFrom(...PROPERTIES, 'z'), fc.option(valueArb, { nil: null }), {
+    maxKeys: 5,
+  }) as fc.Arbitrary<EvaluationContext>;
+  const generationArb = fc.oneof(fc.constant(0), fc.integer({ min: 0x7fff_fff0, max: 0x7fff_ffff }));
+
+  it('answers every flag as evaluateFlag, in any order, repeated, interleaved with other evaluators', () => {
+    const stepArb = fc.record({ who: fc.nat(3), flag: fc.nat(7) });
+    fc.assert(
+      fc.property(
+        manyFlagsSourceArb,
+        fc.array(fc.tuple(entityArb, nullableContextArb), { minLength: 3, maxLength: 3 }),
+        fc.array(stepArb, { minLength: 1, maxLength: 40 }),
+        generationArb,
+        (source, subjects, steps, generation) => {
+          const s = compileSnapshot(source);
+          s.segmentMemo.generation = generation;
+          const keys = [...source.flags.map((f) => f.key), 'missing'];
+          const evaluatorOf = (i: number) => {
+            const [entityId, context] = subjects[i % subjects.length] as [string, EvaluationContext];
+            return new EntityEvaluator(s, entityId, context);
+          };
+          const evaluators = [evaluatorOf(0), evaluatorOf(1)];
+          const check = (evaluator: EntityEvaluator, key: string) =>
+            expectAnswerOfEvaluateFlag(
+              answerOf(() => evaluator.flag(key)),
+              s,
+              key,
+              evaluator.entityId,
+              evaluator.context,
+            );
+          for (const { who, flag } of steps) {
+            // who 2 and 3: a new evaluator takes the place of the second (a new generation mid-way).
+            if (who >= 2) evaluators[1] = evaluatorOf(who);
+            check(evaluators[who === 0 ? 0 : 1] as EntityEvaluator, keys[flag % keys.length] as string);
+          }
+          for (const evaluator of evaluators) for (const key of keys) check(evaluator, key);
+        },
+      ),
+      { numRuns: 1500, seed: 23 },
+    );
+  });
+
+  it('answers as evaluateFlag would for every entity and context it serves', () => {
+    // Candidates: the same context, a copy, a copy with null and "" swapped, a copy with more keys, a
+    // random one.
+    const swapNulls = (c: EvaluationContext): EvaluationContext => {
+      const out: Record<string, string | null> = {};
+      for (const [k, v] of Object.entries(c)) out[k] = v === null ? '' : v === '' ? null : v;
+      return out as EvaluationContext;
+    };
+    fc.assert(
+      fc.property(
+        manyFlagsSourceArb,
+        entityArb,
+        nullableContextArb,
+        fc.constantFrom('same', 'copy', 'swapped', 'more', 'other'),
+        fc.tuple(entityArb, nullableContextArb),
+        (source, entityId, context, how, [otherEntity, otherContext]) => {
+          const s = compileSnapshot(source);
+          const evaluator = new EntityEvaluator(s, entityId, context);
+          const candidates: Record<typeof how, EvaluationContext> = {
+            same: context,
+            copy: { ...context },
+            swapped: swapNulls(context),
+            more: { ...otherContext, ...context },
+            other: otherContext,
+          };
+          const candidate = candidates[how];
+          const candidateEntity = how === 'other' ? otherEntity : entityId;
+          const serves = evaluator.serves(s, candidateEntity, candidate);
+          if (how !== 'more' && how !== 'other') expect(serves).toBe(true);
+          if (!serves) return;
+          for (const key of [...source.flags.map((f) => f.key), 'missing']) {
+            expectAnswerOfEvaluateFlag(
+              answerOf(() => evaluator.flag(key)),
+              s,
+              key,
+              candidateEntity,
+              candidate,
+            );
+          }
+        },
+      ),
+      { numRuns: 1000, seed: 29 },
     );
   });
 });

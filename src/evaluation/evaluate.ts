@@ -8,6 +8,9 @@
 //
 // Loops over the snapshot's arrays are indexed on purpose: for-of over a frozen array allocates an
 // iterator and its result objects on every loop in Node 20 (bench/engine.ts shows the bytes).
+//
+// Requests that evaluate many flags for one entity (OFREP bulk, batches) use an EntityEvaluator, which
+// evaluates each segment at most once; its answers are evaluateFlag's.
 
 import { InvalidArgumentError, NotFoundError } from '../domain/errors.js';
 import { type CompiledConstraint, ConstraintKind, constraintOutcome, contextValue, Outcome } from './constraints.js';
@@ -24,6 +27,7 @@ import {
   type NamespaceSnapshot,
   NO_SEGMENT_KEYS,
   OperatorMode,
+  type SegmentMemo,
   type VariantOutcome,
   variantOutcome,
 } from './snapshot.js';
@@ -115,10 +119,31 @@ export function unknownConstraintTypeError(): InvalidArgumentError {
 }
 
 /**
+ * segmentMatches through an EntityEvaluator's memory (see EntityEvaluator): the slot holds +generation
+ * when the segment matched for that evaluator, -generation when it did not, anything else when that
+ * evaluator has not evaluated it yet.
+ */
+function rememberedMatch(
+  segment: CompiledSegment,
+  context: EvaluationContext,
+  entityId: string,
+  slots: Int32Array,
+  generation: number,
+): boolean {
+  const slot = slots[segment.ordinal];
+  if (slot === generation) return true;
+  if (slot === -generation) return false;
+  const matches = segmentMatches(segment, context, entityId);
+  slots[segment.ordinal] = matches ? generation : -generation;
+  return matches;
+}
+
+/**
  * Evaluates a rule's (or rollout's) segments and returns the keys of those that matched, or
  * undefined when the operator is not satisfied. Returns `allKeys` itself when every segment
  * matched and NO_SEGMENT_KEYS when none did, which is how callers find the shared result; only a
- * partial match allocates (a frozen list).
+ * partial match allocates (a frozen list). `slots` is an EntityEvaluator's memory (with its
+ * generation), undefined for a single evaluation.
  */
 function matchedSegmentKeys(
   segments: readonly CompiledSegment[],
@@ -126,6 +151,8 @@ function matchedSegmentKeys(
   mode: OperatorMode,
   context: EvaluationContext,
   entityId: string,
+  slots: Int32Array | undefined,
+  generation: number,
 ): readonly string[] | undefined {
   const count = segments.length;
   let matched = 0;
@@ -134,7 +161,11 @@ function matchedSegmentKeys(
   let partial: string[] | undefined;
   for (let i = 0; i < count; i++) {
     const segment = segments[i] as CompiledSegment;
-    if (segmentMatches(segment, context, entityId)) {
+    const matches =
+      slots === undefined
+        ? segmentMatches(segment, context, entityId)
+        : rememberedMatch(segment, context, entityId, slots, generation);
+    if (matches) {
       matched++;
       if (firstMiss >= 0) {
         // Everything before the first miss matched.
@@ -174,8 +205,14 @@ export function findFlag(snapshot: NamespaceSnapshot, flagKey: string): Compiled
   return flag;
 }
 
-/** Variant evaluation (§1.2) as a batch item; no type check. */
-function variantItem(flag: CompiledFlag, entityId: string, context: EvaluationContext): VariantOutcome {
+/** Variant evaluation (§1.2) as a batch item; no type check. `slots`: see matchedSegmentKeys. */
+function variantItem(
+  flag: CompiledFlag,
+  entityId: string,
+  context: EvaluationContext,
+  slots: Int32Array | undefined,
+  generation: number,
+): VariantOutcome {
   if (!flag.enabled) return flag.variantDisabled;
   const rules = flag.rules;
   for (let r = 0; r < rules.length; r++) {
@@ -183,7 +220,15 @@ function variantItem(flag: CompiledFlag, entityId: string, context: EvaluationCo
     // Flipt evaluates every constraint of every segment of a rule it tries, so an unknown type
     // anywhere in the rule fails the evaluation whatever the other constraints say.
     if (rule.hasUnknownConstraintType) throw unknownConstraintTypeError();
-    const segmentKeys = matchedSegmentKeys(rule.segments, rule.segmentKeys, rule.operatorMode, context, entityId);
+    const segmentKeys = matchedSegmentKeys(
+      rule.segments,
+      rule.segmentKeys,
+      rule.operatorMode,
+      context,
+      entityId,
+      slots,
+      generation,
+    );
     if (segmentKeys === undefined) continue;
 
     // Without distributions, index 0 (= length) is the MATCH without a variant (default variant's
@@ -206,8 +251,14 @@ function variantItem(flag: CompiledFlag, entityId: string, context: EvaluationCo
   return flag.variantDefault;
 }
 
-/** Boolean evaluation (§1.5) as a batch item; no type check. */
-function booleanItem(flag: CompiledFlag, entityId: string, context: EvaluationContext): BooleanOutcome {
+/** Boolean evaluation (§1.5) as a batch item; no type check. `slots`: see matchedSegmentKeys. */
+function booleanItem(
+  flag: CompiledFlag,
+  entityId: string,
+  context: EvaluationContext,
+  slots: Int32Array | undefined,
+  generation: number,
+): BooleanOutcome {
   // `enabled` is not checked first: it is only the value returned when no rollout matches.
   const rollouts = flag.rollouts;
   let bucket = -1;
@@ -225,6 +276,8 @@ function booleanItem(flag: CompiledFlag, entityId: string, context: EvaluationCo
         rollout.operatorMode,
         context,
         entityId,
+        slots,
+        generation,
       );
       if (segmentKeys === undefined) continue;
       if (segmentKeys === rollout.segmentKeys) return rollout.outcome;
@@ -241,7 +294,7 @@ export function evaluateVariantFlag(
   entityId: string,
   context: EvaluationContext,
 ): VariantEvaluation {
-  return variantItem(flag, entityId, context).variantResponse;
+  return variantItem(flag, entityId, context, undefined, 0).variantResponse;
 }
 
 /** Boolean evaluation of an already looked-up flag (§1.5); no type check. The result may be shared. */
@@ -250,7 +303,7 @@ export function evaluateBooleanFlag(
   entityId: string,
   context: EvaluationContext,
 ): BooleanEvaluation {
-  return booleanItem(flag, entityId, context).booleanResponse;
+  return booleanItem(flag, entityId, context, undefined, 0).booleanResponse;
 }
 
 /**
@@ -296,7 +349,18 @@ export function evaluateFlag(
   entityId: string,
   context: EvaluationContext,
 ): FlagEvaluation {
-  const flag = snapshot?.flags.get(flagKey);
+  return flagItem(snapshot?.flags.get(flagKey), flagKey, entityId, context, undefined, 0);
+}
+
+/** evaluateFlag once the flag is looked up; `slots`: see matchedSegmentKeys. */
+function flagItem(
+  flag: CompiledFlag | undefined,
+  flagKey: string,
+  entityId: string,
+  context: EvaluationContext,
+  slots: Int32Array | undefined,
+  generation: number,
+): FlagEvaluation {
   if (flag === undefined) {
     return {
       type: 'ERROR_EVALUATION_RESPONSE_TYPE',
@@ -306,10 +370,130 @@ export function evaluateFlag(
   // The items of evaluated flags are frozen and may be shared, like the results they carry.
   switch (flag.type) {
     case 'VARIANT_FLAG_TYPE':
-      return variantItem(flag, entityId, context);
+      return variantItem(flag, entityId, context, slots, generation);
     case 'BOOLEAN_FLAG_TYPE':
-      return booleanItem(flag, entityId, context);
+      return booleanItem(flag, entityId, context, slots, generation);
     default:
       throw new InvalidArgumentError(`unknown flag type: ${String(flag.type)}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Many flags for one entity
+
+/**
+ * The last generation a snapshot hands out before starting again at 1 (slots hold ±generation, and
+ * -(2^31 - 1) still fits an Int32Array).
+ */
+const LAST_GENERATION = 0x7fff_ffff;
+
+/** A generation no other evaluator on this snapshot holds (see EntityEvaluator). */
+function nextGeneration(memo: SegmentMemo): number {
+  if (memo.generation >= LAST_GENERATION) {
+    // Old slots could hold the generations handed out again from now on: forget them all.
+    memo.slots.fill(0);
+    memo.generation = 0;
+  }
+  memo.generation += 1;
+  return memo.generation;
+}
+
+/** What contextValue reads for `key` from a context that has it as an own property. */
+function readAs(context: EvaluationContext, key: string): string {
+  const v = context[key];
+  return typeof v === 'string' ? v : '';
+}
+
+/**
+ * Evaluates flags of one snapshot for one entity (id and context), evaluating each segment at most
+ * once however many flags use it: for requests that evaluate many flags for one entity (OFREP bulk, a
+ * batch). `flag(key)` returns exactly what `evaluateFlag(snapshot, key, entityId, context)` returns: the
+ * same shared frozen objects, the same errors.
+ *
+ * What it remembers lives in the snapshot's SegmentMemo, one slot per segment, so that creating an
+ * evaluator allocates nothing proportional to the namespace. Each evaluator takes a generation no other
+ * evaluator of the snapshot holds and writes +generation (matched) or -generation (did not) into the
+ * slot of each segment it evaluates; any other value means "not evaluated by me". Evaluators on the
+ * same snapshot may therefore interleave freely: one that finds another's value in a slot evaluates the
+ * segment again and overwrites it. A snapshot hands out 2^31 - 1 generations before it clears its slots
+ * and starts again at 1, so an evaluator must not be kept that long (evaluators live for one request).
+ *
+ * Sharing the slots between evaluators is safe because JavaScript is single-threaded: between reading
+ * a slot and writing it back, segment evaluation runs synchronously (no await, no callback), so no
+ * other evaluator runs in between; and a snapshot never crosses threads (its Int32Array is an ordinary
+ * buffer, copied if ever posted to a worker, never a SharedArrayBuffer).
+ *
+ * The context is read when a segment is first evaluated: it must not change while the evaluator is
+ * in use.
+ */
+export class EntityEvaluator {
+  readonly snapshot: NamespaceSnapshot;
+  readonly entityId: string;
+  readonly context: EvaluationContext;
+  readonly #slots: Int32Array;
+  readonly #generation: number;
+  /** The context's own keys and what the engine reads for each, once `serves` compares another context. */
+  #keys: readonly string[] | undefined;
+  #readings: readonly string[] | undefined;
+
+  constructor(snapshot: NamespaceSnapshot, entityId: string, context: EvaluationContext) {
+    this.snapshot = snapshot;
+    this.entityId = entityId;
+    this.context = context;
+    this.#slots = snapshot.segmentMemo.slots;
+    this.#generation = nextGeneration(snapshot.segmentMemo);
+  }
+
+  /** evaluateFlag(snapshot, flagKey, entityId, context), each segment evaluated at most once. */
+  flag(flagKey: string): FlagEvaluation {
+    return flagItem(
+      this.snapshot.flags.get(flagKey),
+      flagKey,
+      this.entityId,
+      this.context,
+      this.#slots,
+      this.#generation,
+    );
+  }
+
+  /**
+   * Whether this evaluator answers for (snapshot, entityId, context) exactly as a new one would: the
+   * same snapshot and entity id, and the same context object or one with the same keys whose values
+   * the engine reads the same.
+   */
+  serves(snapshot: NamespaceSnapshot, entityId: string, context: EvaluationContext): boolean {
+    return (
+      snapshot === this.snapshot && entityId === this.entityId && (context === this.context || this.#readsSame(context))
+    );
+  }
+
+  /**
+   * Whether `other` has the same own keys as this evaluator's context, and the engine reads the same
+   * value for each (a non-string, i.e. JSON null, reads as "", exactly as contextValue reads it): then
+   * contextValue reads the same from both for every property. Batch items usually carry contexts
+   * parsed from the same JSON text, with their keys in the same order: keys are compared in order,
+   * and only another order costs a lookup by key.
+   */
+  #readsSame(other: EvaluationContext): boolean {
+    let keys = this.#keys;
+    let readings = this.#readings;
+    if (keys === undefined || readings === undefined) {
+      const context = this.context;
+      keys = Object.getOwnPropertyNames(context);
+      readings = keys.map((key) => readAs(context, key));
+      this.#keys = keys;
+      this.#readings = readings;
+    }
+    // Own property names, enumerable or not: every property contextValue can read.
+    const otherKeys = Object.getOwnPropertyNames(other);
+    const count = keys.length;
+    if (otherKeys.length !== count) return false;
+    for (let i = 0; i < count; i++) {
+      const key = keys[i] as string;
+      // As many names on each side: all of ours among the other's means the same names.
+      if (otherKeys[i] !== key && !Object.hasOwn(other, key)) return false;
+      if (readAs(other, key) !== readings[i]) return false;
+    }
+    return true;
   }
 }

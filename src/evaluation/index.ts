@@ -25,7 +25,7 @@ export type {
   FlagEvaluation,
   VariantEvaluation,
 } from './evaluate.js';
-export { evaluateBoolean, evaluateFlag, evaluateVariant } from './evaluate.js';
+export { EntityEvaluator, evaluateBoolean, evaluateFlag, evaluateVariant } from './evaluate.js';
 export type {
   BooleanExplanation,
   ConstraintExplanation,

@@ -217,6 +217,24 @@ describe('compileSnapshot', () => {
     expect(Object.isFrozen(snapshot.segments.get('shared')?.constraints[0])).toBe(true);
   });
 
+  it('numbers segments in source order, a duplicate key keeping the first, with one memo slot each', () => {
+    const shared = source.segments[0] as NamespaceSource['segments'][number];
+    const s = compileSnapshot({
+      ...source,
+      segments: [shared, { ...shared, key: 'second' }, { ...shared, name: 'duplicate' }, { ...shared, key: 'third' }],
+    });
+    expect([...s.segments.values()].map((g) => [g.key, g.ordinal, g.name])).toEqual([
+      ['shared', 0, 'Shared'],
+      ['second', 1, 'Shared'],
+      ['third', 2, 'Shared'],
+    ]);
+    expect(s.flags.get('f')?.rules[0]?.segments[0]?.ordinal).toBe(0);
+    expect(s.segmentMemo.slots).toEqual(new Int32Array(3));
+    expect(s.segmentMemo.generation).toBe(0);
+    // Each snapshot has its own memo.
+    expect(compileSnapshot(source).segmentMemo).not.toBe(snapshot.segmentMemo);
+  });
+
   it('does not depend on the source after compiling', () => {
     const copy = JSON.parse(JSON.stringify(source)) as NamespaceSource;
     const s = compileSnapshot(copy);

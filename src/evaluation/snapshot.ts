@@ -6,6 +6,9 @@
 // Compilation also builds every evaluation result that does not depend on which of a rule's segments
 // matched (see "Shared results" below), so that evaluation usually returns one of them and allocates
 // nothing.
+//
+// A snapshot is immutable except for its SegmentMemo: scratch space that EntityEvaluator (evaluate.ts)
+// writes and reads back, which never changes what any evaluation returns.
 
 import type { FlagType } from '../domain/types.js';
 import { type CompiledConstraint, ConstraintKind, compileConstraint } from './constraints.js';
@@ -105,6 +108,8 @@ export const OperatorMode = { OR: 0, AND: 1, OTHER: 2 } as const;
 export type OperatorMode = (typeof OperatorMode)[keyof typeof OperatorMode];
 
 export interface CompiledSegment {
+  /** Position among the snapshot's segments (0, 1, …): this segment's slot in the SegmentMemo. */
+  readonly ordinal: number;
   readonly key: string;
   readonly name: string;
   readonly description: string;
@@ -204,7 +209,18 @@ export interface CompiledFlag {
   readonly booleanDefault: BooleanOutcome;
 }
 
-/** The immutable, compiled configuration of one namespace at one revision. */
+/**
+ * Scratch space of EntityEvaluator (evaluate.ts), which owns its meaning: one slot per segment of the
+ * snapshot (CompiledSegment.ordinal) remembering whether the segment matched for the evaluator that
+ * wrote it, and the last evaluator generation handed out. Held by the snapshot so that creating an
+ * evaluator allocates nothing proportional to the namespace.
+ */
+export interface SegmentMemo {
+  readonly slots: Int32Array;
+  generation: number;
+}
+
+/** The compiled configuration of one namespace at one revision: immutable but for `segmentMemo`. */
 export interface NamespaceSnapshot {
   readonly namespaceKey: string;
   readonly revision: string;
@@ -212,6 +228,7 @@ export interface NamespaceSnapshot {
   /** Flags in source (creation) order, for listing and the client-side snapshot. */
   readonly flagList: readonly CompiledFlag[];
   readonly segments: ReadonlyMap<string, CompiledSegment>;
+  readonly segmentMemo: SegmentMemo;
 }
 
 const EMPTY: readonly never[] = Object.freeze([]);
@@ -231,9 +248,10 @@ function operatorModeOf(operator: string): OperatorMode {
   return OperatorMode.OTHER;
 }
 
-function compileSegment(source: SegmentSource): CompiledSegment {
+function compileSegment(source: SegmentSource, ordinal: number): CompiledSegment {
   const constraints = Object.freeze(source.constraints.map(compileConstraint));
   return Object.freeze({
+    ordinal,
     key: source.key,
     name: source.name,
     description: source.description,
@@ -453,7 +471,7 @@ function compileFlag(
 export function compileSnapshot(source: NamespaceSource): NamespaceSnapshot {
   const segments = new Map<string, CompiledSegment>();
   for (const s of source.segments) {
-    if (!segments.has(s.key)) segments.set(s.key, compileSegment(s));
+    if (!segments.has(s.key)) segments.set(s.key, compileSegment(s, segments.size));
   }
   // Distributions may point at a variant of another flag of the namespace, so resolve namespace-wide.
   const variantsById = new Map<string, CompiledVariant>();
@@ -476,5 +494,7 @@ export function compileSnapshot(source: NamespaceSource): NamespaceSnapshot {
     flags,
     flagList: Object.freeze(flagList),
     segments,
+    // Not frozen: EntityEvaluator writes it (frozen typed arrays cannot exist anyway).
+    segmentMemo: { slots: new Int32Array(segments.size), generation: 0 },
   });
 }

@@ -8,6 +8,7 @@ import type { SnapshotCache } from '../cache/snapshot-cache.js';
 import { NotFoundError, ValidationError } from '../domain/errors.js';
 import {
   type BooleanEvaluation,
+  EntityEvaluator,
   type EvaluationContext,
   type EvaluationReason,
   evaluateBoolean,
@@ -321,12 +322,25 @@ export class EvaluationService {
    * (`flag "<ns>/<key>" not found`) for a missing flag.
    */
   flag(snapshot: NamespaceSnapshot, flagKey: string, entityId: string, context: EvaluationContext): FlagEvaluation {
-    const item = this.#evaluateItem(snapshot, flagKey, entityId, context);
-    if (item.type === 'ERROR_EVALUATION_RESPONSE_TYPE') {
-      this.#metrics?.evaluationError('flag_not_found');
-      throw new NotFoundError(`flag "${snapshot.namespaceKey}/${flagKey}"`);
-    }
-    return item;
+    return this.#foundFlag(snapshot, flagKey, this.#evaluateItem(snapshot, flagKey, entityId, context, undefined));
+  }
+
+  /**
+   * The evaluator of many flags for one entity (OFREP bulk): pass it to `entityFlag` for each flag, so
+   * that each segment is evaluated once per request rather than once per flag.
+   */
+  entityEvaluator(snapshot: NamespaceSnapshot, entityId: string, context: EvaluationContext): EntityEvaluator {
+    return new EntityEvaluator(snapshot, entityId, context);
+  }
+
+  /** `flag` for the evaluator's snapshot, entity and context, with the same metrics, span and errors. */
+  entityFlag(evaluator: EntityEvaluator, flagKey: string): FlagEvaluation {
+    const snapshot = evaluator.snapshot;
+    return this.#foundFlag(
+      snapshot,
+      flagKey,
+      this.#evaluateItem(snapshot, flagKey, evaluator.entityId, evaluator.context, evaluator),
+    );
   }
 
   /** POST /api/v1/evaluate (legacy, variant flags only): validates flagKey and entityId first. */
@@ -424,37 +438,66 @@ export class EvaluationService {
     });
   }
 
+  /**
+   * A found flag's item; a missing flag throws NotFoundError (`flag`). #evaluateItem has already
+   * counted it as a flag_not_found error, once.
+   */
+  #foundFlag(snapshot: NamespaceSnapshot, flagKey: string, item: FlagEvaluation): FlagEvaluation {
+    if (item.type === 'ERROR_EVALUATION_RESPONSE_TYPE') {
+      throw new NotFoundError(`flag "${snapshot.namespaceKey}/${flagKey}"`);
+    }
+    return item;
+  }
+
   #batchItems(requests: readonly EvaluationInput[], snapshots: readonly NamespaceSnapshot[]): FlagEvaluation[] {
     const count = requests.length;
     const items = new Array<FlagEvaluation>(count);
+    // Items usually share one entity and context: an item reuses the previous item's evaluator when
+    // it would answer the same (EntityEvaluator.serves), so each segment is evaluated once per run of
+    // such items rather than once per flag.
+    let evaluator: EntityEvaluator | undefined;
     for (let i = 0; i < count; i++) {
       const request = requests[i] as EvaluationInput;
-      items[i] = this.#evaluateItem(
-        snapshots[i] as NamespaceSnapshot,
-        orEmpty(request.flagKey),
-        orEmpty(request.entityId),
-        contextOf(request),
-      );
+      const snapshot = snapshots[i] as NamespaceSnapshot;
+      const entityId = orEmpty(request.entityId);
+      const context = contextOf(request);
+      if (evaluator === undefined || !evaluator.serves(snapshot, entityId, context)) {
+        evaluator = new EntityEvaluator(snapshot, entityId, context);
+      }
+      items[i] = this.#evaluateItem(snapshot, orEmpty(request.flagKey), entityId, context, evaluator);
     }
     return items;
   }
 
-  /** One flag of either type; a missing flag is an ERROR item. Records metrics (and a span when tracing). */
+  /**
+   * One flag of either type; a missing flag is an ERROR item. Records metrics (and a span when tracing).
+   * With an evaluator (which must serve snapshot, entityId and context), evaluates through it.
+   */
   #evaluateItem(
     snapshot: NamespaceSnapshot,
     flagKey: string,
     entityId: string,
     context: EvaluationContext,
+    evaluator: EntityEvaluator | undefined,
   ): FlagEvaluation {
     const tracing = this.#tracing;
     let item: FlagEvaluation;
     try {
-      item =
-        tracing === undefined
-          ? evaluateFlag(snapshot, flagKey, entityId, context)
-          : tracing.withEvaluationSpan({ namespace: snapshot.namespaceKey, flag: flagKey }, () =>
-              evaluateFlag(snapshot, flagKey, entityId, context),
-            );
+      if (evaluator === undefined) {
+        item =
+          tracing === undefined
+            ? evaluateFlag(snapshot, flagKey, entityId, context)
+            : tracing.withEvaluationSpan({ namespace: snapshot.namespaceKey, flag: flagKey }, () =>
+                evaluateFlag(snapshot, flagKey, entityId, context),
+              );
+      } else {
+        item =
+          tracing === undefined
+            ? evaluator.flag(flagKey)
+            : tracing.withEvaluationSpan({ namespace: snapshot.namespaceKey, flag: flagKey }, () =>
+                evaluator.flag(flagKey),
+              );
+      }
     } catch (err) {
       this.#metrics?.evaluationError(evaluationErrorKind(err));
       throw err;

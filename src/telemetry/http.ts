@@ -1,8 +1,9 @@
 // HTTP telemetry, installed on the Fastify app before any route: the request id echoed as
 // `X-Request-Id` on every response, one log line per request, request metrics by route template, and
 // (when tracing is on) one server span per request continuing an incoming `traceparent`, active
-// while the route handler runs. Hot-path cost with tracing off: one tiny onRequest hook (the header)
-// and one onResponse hook (metrics, and a log call only when its level is enabled).
+// while the route handler runs. Hooks are route-level, made per route (they know its template); with
+// tracing off the evaluation routes have only the onResponse one (metrics, and a log call only when
+// its level is enabled) and set the header as they answer.
 
 import type { Context, Span } from '@opentelemetry/api';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
@@ -12,7 +13,7 @@ import {
   ATTR_HTTP_ROUTE,
   ATTR_URL_PATH,
 } from '@opentelemetry/semantic-conventions';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler, onResponseHookHandler } from 'fastify';
 import type { Level } from 'pino';
 import type { HttpApp } from '../api/http/app.js';
 import { mapError } from '../api/http/error-handler.js';
@@ -25,6 +26,8 @@ declare module 'fastify' {
     metrics: Metrics;
     /** The app's tracing (telemetry/tracing.ts): evaluation and Redis spans. */
     tracing: Tracing;
+    /** Request id header, metrics, log line and span of a request no route matched (404, 501). */
+    observeUnmatchedRequest(request: FastifyRequest, reply: FastifyReply): void;
   }
 }
 
@@ -97,55 +100,35 @@ interface RequestSpan {
   context: Context;
 }
 
+/** Echoes the request id (see requestIdOf) on the response. */
+export function setRequestIdHeader(reply: FastifyReply): void {
+  reply.header('x-request-id', reply.request.id);
+}
+
+/** Adds `hook` before a route's own hooks of one phase. */
+function prependHook<T>(hook: T, hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [hook] : [hook, ...(Array.isArray(hooks) ? hooks : [hooks])];
+}
+
 export function installHttpTelemetry(app: HttpApp, telemetry: HttpTelemetry): void {
   const { metrics, tracing, evaluationLogLevel } = telemetry;
   app.decorate('metrics', metrics);
   app.decorate('tracing', tracing);
 
-  const kinds = new Map<string, RouteKind>();
-  const kindOf = (route: string): RouteKind => {
-    let kind = kinds.get(route);
-    if (kind === undefined) {
-      kind = routeKind(route);
-      kinds.set(route, kind);
-    }
-    return kind;
-  };
-
   const spans = tracing.enabled ? new WeakMap<FastifyRequest, RequestSpan>() : undefined;
 
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    if (spans !== undefined) startRequestSpan(request, tracing, spans);
-    done();
-  });
+  const start = (request: FastifyRequest, reply: FastifyReply, route: string | undefined): void => {
+    setRequestIdHeader(reply);
+    if (spans !== undefined) startRequestSpan(request, route, tracing, spans);
+  };
 
-  if (spans !== undefined) {
-    // The handler runs inside the request span's context, so evaluation, database and Redis spans
-    // become its children (hooks before the handler are not wrapped).
-    app.addHook('onRoute', (route) => {
-      const handler = route.handler as (this: unknown, request: FastifyRequest, reply: FastifyReply) => unknown;
-      route.handler = function tracedHandler(this: unknown, request: FastifyRequest, reply: FastifyReply) {
-        const state = spans.get(request);
-        if (state === undefined) return handler.call(this, request, reply);
-        return tracing.run(state.context, () => handler.call(this, request, reply));
-      } as typeof route.handler;
-    });
-    app.addHook('onError', (request, _reply, error, done) => {
-      const state = spans.get(request);
-      // Client mistakes are answers, not failures: only what becomes a 5xx is recorded on the span.
-      if (state !== undefined && mapError(error).status >= 500) state.span.recordException(error);
-      done();
-    });
-  }
-
-  app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+  /** Metrics, the log line and the span's end of a finished request. */
+  const finish = (request: FastifyRequest, reply: FastifyReply, route: string, kind: RouteKind): void => {
     const status = reply.statusCode;
     const ms = reply.elapsedTime;
     metrics.recordHttpRequest(request.method, route, status, ms / 1000);
 
-    const level = requestLogLevel(kindOf(route), status, evaluationLogLevel);
+    const level = requestLogLevel(kind, status, evaluationLogLevel);
     if ((LEVEL_VALUE[level] ?? 0) >= (LEVEL_VALUE[request.log.level] ?? 0)) {
       const query = request.url.indexOf('?');
       request.log[level](
@@ -170,16 +153,67 @@ export function installHttpTelemetry(app: HttpApp, telemetry: HttpTelemetry): vo
         spans.delete(request);
       }
     }
-    done();
+  };
+
+  // Route-level hooks, made per route in onRoute: each knows its route template and kind, so no
+  // request looks them up (request.routeOptions builds a new object on every read). Routes that
+  // send their own answers (evaluation: config.sendsJsonText) set X-Request-Id themselves, as does
+  // every error answer (error-handler.ts), so without tracing they skip the onRequest phase.
+  app.addHook('onRoute', (route) => {
+    const template = route.url ?? route.path;
+    const kind = routeKind(template);
+    if (spans !== undefined || !route.config?.sendsJsonText) {
+      const onRequest: onRequestHookHandler = (request, reply, done) => {
+        start(request, reply, template);
+        done();
+      };
+      route.onRequest = prependHook(
+        onRequest,
+        route.onRequest as onRequestHookHandler[] | undefined,
+      ) as typeof route.onRequest;
+    }
+    const onResponse: onResponseHookHandler = (request, reply, done) => {
+      finish(request, reply, template, kind);
+      done();
+    };
+    route.onResponse = prependHook(
+      onResponse,
+      route.onResponse as onResponseHookHandler[] | undefined,
+    ) as typeof route.onResponse;
   });
+
+  // Requests no route matched get no route hooks: the not-found handlers (app.ts, OFREP's) call this.
+  app.decorate('observeUnmatchedRequest', (request: FastifyRequest, reply: FastifyReply) => {
+    start(request, reply, undefined);
+    reply.raw.once('finish', () => finish(request, reply, UNMATCHED_ROUTE, 'other'));
+  });
+
+  if (spans !== undefined) {
+    // The handler runs inside the request span's context, so evaluation, database and Redis spans
+    // become its children (hooks before the handler are not wrapped).
+    app.addHook('onRoute', (route) => {
+      const handler = route.handler as (this: unknown, request: FastifyRequest, reply: FastifyReply) => unknown;
+      route.handler = function tracedHandler(this: unknown, request: FastifyRequest, reply: FastifyReply) {
+        const state = spans.get(request);
+        if (state === undefined) return handler.call(this, request, reply);
+        return tracing.run(state.context, () => handler.call(this, request, reply));
+      } as typeof route.handler;
+    });
+    app.addHook('onError', (request, _reply, error, done) => {
+      const state = spans.get(request);
+      // Client mistakes are answers, not failures: only what becomes a 5xx is recorded on the span.
+      if (state !== undefined && mapError(error).status >= 500) state.span.recordException(error);
+      done();
+    });
+  }
 }
 
 function startRequestSpan(
   request: FastifyRequest,
+  route: string | undefined,
   tracing: Tracing,
   spans: WeakMap<FastifyRequest, RequestSpan>,
 ): void {
-  const route = request.routeOptions.url;
   const parent = tracing.extract(request.headers);
   const query = request.url.indexOf('?');
   const span = tracing.startSpan(

@@ -263,6 +263,31 @@ describeEachBackend('evaluation API (/evaluate/v1)', (backend) => {
       }
     });
 
+    it('every answer of the evaluation routes echoes X-Request-Id, errors and 304s included', async () => {
+      const json = { 'content-type': 'application/json' };
+      const bulk = JSON.stringify({ context: { targetingKey: 'e1' } });
+      const first = await raw('/ofrep/v1/evaluate/flags', bulk, json);
+      const cases: [string, string | undefined, Record<string, string>, number][] = [
+        ['/evaluate/v1/boolean', JSON.stringify({ flagKey: 'new-ui', entityId: 'e' }), json, 200],
+        ['/evaluate/v1/variant?explain=true', JSON.stringify({ flagKey: 'color', entityId: 'e' }), json, 200],
+        ['/evaluate/v1/boolean', JSON.stringify({ flagKey: 'missing' }), json, 404],
+        ['/evaluate/v1/variant', '{not json', json, 400],
+        ['/evaluate/v1/batch', JSON.stringify({ requests: [{ flagKey: 'new-ui' }] }), json, 200],
+        ['/evaluate/v1/batch', JSON.stringify({ requests: 'no' }), json, 400],
+        ['/ofrep/v1/evaluate/flags/new-ui', bulk, json, 200],
+        ['/ofrep/v1/evaluate/flags/missing', bulk, json, 404],
+        ['/ofrep/v1/evaluate/flags', bulk, json, 200],
+        ['/ofrep/v1/evaluate/flags', bulk, { ...json, 'if-none-match': String(first.headers.etag) }, 304],
+        ['/ofrep/v1/nowhere', bulk, json, 404],
+        ['/evaluate/v1/nowhere', bulk, json, 404],
+      ];
+      for (const [i, [url, payload, headers, status]] of cases.entries()) {
+        const res = await raw(url, payload, { ...headers, 'x-request-id': `case-${i}` });
+        expect([url, res.statusCode]).toEqual([url, status]);
+        expect([url, res.headers['x-request-id']]).toEqual([url, `case-${i}`]);
+      }
+    });
+
     it('?pretty and Accept: application/json+pretty indent plain, explained, batch and error answers', async () => {
       const body = JSON.stringify({ flagKey: 'new-ui', entityId: 'e1' });
       const compact = await raw('/evaluate/v1/boolean', body);

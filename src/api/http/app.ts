@@ -179,6 +179,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   app.setErrorHandler((err, request, reply) => sendError(request, reply, err));
   app.decorate('notFoundFallbacks', [] as NotFoundFallback[]);
   app.setNotFoundHandler((request, reply) => {
+    app.observeUnmatchedRequest(request, reply);
     for (const fallback of app.notFoundFallbacks) if (fallback(request, reply)) return reply;
     const path = request.url.split('?')[0] ?? '/';
     // No route, so no route hooks: sendErrorBody indents for `?pretty` itself.

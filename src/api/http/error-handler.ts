@@ -3,6 +3,7 @@
 
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, GrpcCode } from '../../domain/errors.js';
+import { setRequestIdHeader } from '../../telemetry/http.js';
 import { wantsPretty } from './wire.js';
 
 const HTTP_STATUS: Record<number, number> = {
@@ -103,6 +104,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
  * indent their own answers (evaluation) and from no route at all (404), where no onSend hook runs.
  */
 export function sendErrorBody(request: FastifyRequest, reply: FastifyReply, body: ErrorBody): FastifyReply {
+  // Also here: the evaluation routes have no hook that sets it before they answer.
+  setRequestIdHeader(reply);
   reply.type('application/json');
   return reply.send(wantsPretty(request) ? JSON.stringify(body, null, 2) : body);
 }

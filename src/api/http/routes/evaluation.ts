@@ -14,6 +14,7 @@ import {
   DEFAULT_NAMESPACE,
   type EvaluationInput,
 } from '../../../services/evaluation.js';
+import { setRequestIdHeader } from '../../../telemetry/http.js';
 import type { HttpApp } from '../app.js';
 import { batchResponseJson, booleanResponseJson, JSON_CONTENT_TYPE, variantResponseJson } from '../evaluation-json.js';
 import {
@@ -144,6 +145,8 @@ export function setRevision(reply: FastifyReply, snapshot: NamespaceSnapshot): v
  * Fastify serializes only objects, so the route's response schema documents the answer but is not run.
  */
 export function sendJsonText(reply: FastifyReply, json: string | Buffer): void {
+  // These routes have no onRequest hook to set it (telemetry/http.ts).
+  setRequestIdHeader(reply);
   reply.type(JSON_CONTENT_TYPE).send(wantsPretty(reply.request) ? indentJson(json.toString()) : json);
 }
 

@@ -14,8 +14,9 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { ms } from '../../../config/load.js';
 import { DomainError, GrpcCode } from '../../../domain/errors.js';
-import type { EvaluationContext, NamespaceSnapshot } from '../../../evaluation/index.js';
+import type { EntityEvaluator, EvaluationContext, NamespaceSnapshot } from '../../../evaluation/index.js';
 import { DEFAULT_NAMESPACE } from '../../../services/evaluation.js';
+import { setRequestIdHeader } from '../../../telemetry/http.js';
 import type { HttpApp } from '../app.js';
 import { httpStatusOf } from '../error-handler.js';
 import { ofrepBulkJson, ofrepFlagJson } from '../evaluation-json.js';
@@ -155,6 +156,7 @@ export function ofrepError(err: unknown, request: FastifyRequest): { status: num
 
 function sendOfrepError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const { status, body } = ofrepError(err, request);
+  setRequestIdHeader(reply);
   return reply.code(status).type('application/json').send(body);
 }
 
@@ -193,11 +195,21 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
     }
   };
 
+  /** evaluateOne for one flag of a bulk request, through the request's evaluator. */
+  const evaluateBulkOne = (evaluator: EntityEvaluator, key: string): Buffer => {
+    try {
+      return ofrepFlagJson(evaluation.entityFlag(evaluator, key));
+    } catch (err) {
+      throw new FlagFailure(key, err);
+    }
+  };
+
   await app.register(
     async (plainScope) => {
       const scope = plainScope.withTypeProvider<TypeBoxTypeProvider>();
       scope.setErrorHandler((err, request, reply) => sendOfrepError(request, reply, err));
       scope.setNotFoundHandler((request, reply) => {
+        app.observeUnmatchedRequest(request, reply);
         const path = request.url.split('?')[0] ?? '';
         const known = KNOWN_PATHS.some((p) => p.method !== request.method && p.pattern.test(path));
         return known
@@ -286,18 +298,19 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
             const etag = bulkEtag(namespaceKey, snapshot, context);
             reply.header('etag', etag);
             if (matchesIfNoneMatch(request, etag)) {
+              setRequestIdHeader(reply);
               reply.code(304).send(null);
               return;
             }
-            const ctx = context as EvaluationContext;
+            // One evaluator for the whole request: each segment is evaluated once, not once per flag.
+            const evaluator = evaluation.entityEvaluator(snapshot, entityId, context as EvaluationContext);
             const flags: Buffer[] = [];
             if (keys !== undefined) {
-              for (const key of keys) flags.push(evaluateOne(snapshot, key, entityId, ctx));
+              for (const key of keys) flags.push(evaluateBulkOne(evaluator, key));
             } else {
               // Every boolean flag, and the enabled variant flags, in creation order (Flipt).
               for (const flag of snapshot.flagList) {
-                if (flag.type === 'BOOLEAN_FLAG_TYPE' || flag.enabled)
-                  flags.push(evaluateOne(snapshot, flag.key, entityId, ctx));
+                if (flag.type === 'BOOLEAN_FLAG_TYPE' || flag.enabled) flags.push(evaluateBulkOne(evaluator, flag.key));
               }
             }
             sendJsonText(reply, ofrepBulkJson(flags));
