@@ -3,9 +3,12 @@
 // instance warms from Redis instead of rebuilding from SQL. Redis is never on the evaluation hot path
 // and never required: while it is unreachable every call here answers "nothing cached" at once, and
 // the caller goes to the database.
+// ioredis is loaded when the first connection is made (only with cache.backend redis): a static import
+// would put it into the memory of every server, most of which never use Redis.
 
 import { readFileSync } from 'node:fs';
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { ConfigError } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { type NamespaceSource, sourceFromJson, sourceToJson } from '../evaluation/source.js';
@@ -69,9 +72,17 @@ export function redisClientOptions(settings: RedisSettings, options: RedisConnec
   };
 }
 
+const require = createRequire(import.meta.url);
+
+/** ioredis, a CommonJS package: `require` loads it synchronously, the same instance an ES import gets. */
+function loadIoredis(): typeof import('ioredis') {
+  return require('ioredis') as typeof import('ioredis');
+}
+
 /** One connection (or cluster client) as `cache.redis` describes it; `url` wins over host/port. */
 export function createRedisConnection(settings: RedisSettings, options: RedisConnectionOptions): RedisConnection {
   const clientOptions = redisClientOptions(settings, options);
+  const { Cluster, Redis } = loadIoredis();
   if (settings.mode === 'cluster') {
     const nodes = settings.url ? [settings.url] : [{ host: settings.host, port: settings.port }];
     return new Cluster(nodes, {

@@ -24,7 +24,8 @@ import {
   type PostgresDialectConfig,
   sql,
 } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from './drivers.js';
 
 /** A database session of its own that holds the migration lock (a pg.Client fits). */
 export interface LockSession {
@@ -121,7 +122,7 @@ export class CockroachDialect extends PostgresDialect {
 /** A lock session on its own pg.Client. */
 export function pgLockSessionFactory(connectionString: string): LockSessionFactory {
   return async () => {
-    const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5_000 });
+    const client = new (loadPg().Client)({ connectionString, connectionTimeoutMillis: 5_000 });
     // A session that dies while held must not crash the process; its transaction is aborted server-side.
     client.on('error', () => {});
     await client.connect();
@@ -145,6 +146,8 @@ export function parseInt8(text: string): number | string {
 export const cockroachTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: string) => {
     if (oid === INT8_OID && format !== 'binary') return parseInt8;
-    return format === undefined ? pg.types.getTypeParser(oid) : pg.types.getTypeParser(oid, format as 'text');
+    // pg's own parsers; loaded already when a pool asks (the pool is pg's).
+    const { types } = loadPg();
+    return format === undefined ? types.getTypeParser(oid) : types.getTypeParser(oid, format as 'text');
   }) as pg.CustomTypesConfig['getTypeParser'],
 };

@@ -1,5 +1,7 @@
 // Opens the database named by `db.url`: SQLite (file: or a path), PostgreSQL, MySQL or CockroachDB,
 // each through its Kysely dialect, and waits for it to answer (with backoff) before start-up goes on.
+// The pg and mysql2 drivers are loaded only when the URL names their database (drivers.ts), so a
+// server does not carry the memory of drivers it never uses.
 
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -15,9 +17,10 @@ import {
   SqliteDialect,
   sql,
 } from 'kysely';
-import { createPool as createMysqlPool } from 'mysql2';
-import pg from 'pg';
+import type { Pool as MysqlPool } from 'mysql2';
+import type pg from 'pg';
 import { CockroachDialect, cockroachTypes, pgLockSessionFactory } from './cockroach.js';
+import { loadMysql, loadPg } from './drivers.js';
 import type { Database } from './schema.js';
 import { SqliteValuesPlugin } from './sqlite-values-plugin.js';
 
@@ -152,7 +155,7 @@ class LockingSqliteDialect extends SqliteDialect {
 }
 
 function postgresPool(connectionString: string, options: DbOptions, types?: pg.CustomTypesConfig): pg.Pool {
-  const pool = new pg.Pool({
+  const pool = new (loadPg().Pool)({
     connectionString,
     ...(types ? { types } : {}),
     max: options.maxOpenConn ?? 10,
@@ -165,8 +168,8 @@ function postgresPool(connectionString: string, options: DbOptions, types?: pg.C
   return pool;
 }
 
-function mysqlPool(url: string, options: DbOptions) {
-  const pool = createMysqlPool({
+function mysqlPool(url: string, options: DbOptions): MysqlPool {
+  const pool = loadMysql().createPool({
     uri: url.replace(/^mariadb:/i, 'mysql:'),
     connectionLimit: options.maxOpenConn ?? 10,
     maxIdle: options.maxIdleConn ?? 2,
@@ -185,7 +188,7 @@ function mysqlPool(url: string, options: DbOptions) {
  * is closed when it is handed back idle (the pool opens a new one when needed). A connection passed
  * straight from one user to the next waiting one is recycled at its next idle release.
  */
-function recycleOldConnections(pool: ReturnType<typeof createMysqlPool>, lifetimeMs: number): void {
+function recycleOldConnections(pool: MysqlPool, lifetimeMs: number): void {
   const bornAt = new WeakMap<object, number>();
   pool.on('connection', (connection) => bornAt.set(connection, Date.now()));
   pool.on('release', (connection) => {

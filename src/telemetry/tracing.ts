@@ -7,8 +7,13 @@
 // incoming W3C `traceparent`), and children for evaluations, database queries and Redis calls. The
 // children are created only under a recording request span, so background jobs (revision polling,
 // token cleanup) never flood the backend with root spans.
+//
+// The SDK, the OTLP exporter and the W3C propagator are loaded only when tracing is enabled: statically
+// imported they (and the protobuf and metrics packages the exporter pulls in) would sit in the memory
+// of every server, most of which never trace. Only the small @opentelemetry/api is always loaded.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createRequire } from 'node:module';
 import {
   type Attributes,
   type Context,
@@ -23,15 +28,8 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  TraceIdRatioBasedSampler,
-} from '@opentelemetry/sdk-trace-base';
+import type { W3CTraceContextPropagator } from '@opentelemetry/core';
+import type { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import {
   ATTR_DB_COLLECTION_NAME,
   ATTR_DB_OPERATION_NAME,
@@ -104,7 +102,21 @@ export function otlpTracesUrl(endpoint: string): string {
   return url.toString();
 }
 
-const propagator = new W3CTraceContextPropagator();
+const require = createRequire(import.meta.url);
+
+/**
+ * The OpenTelemetry SDK packages, loaded on first use. They are CommonJS packages: `require` loads them
+ * synchronously (so `new Tracing(...)` stays synchronous), the same instances an ES import would get.
+ */
+function loadSdk() {
+  return {
+    core: require('@opentelemetry/core') as typeof import('@opentelemetry/core'),
+    exporter:
+      require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http'),
+    resources: require('@opentelemetry/resources') as typeof import('@opentelemetry/resources'),
+    trace: require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base'),
+  };
+}
 
 function describeResult(result: unknown): EvaluationSpanResult | undefined {
   if (typeof result !== 'object' || result === null) return undefined;
@@ -127,12 +139,16 @@ export class Tracing {
   readonly enabled: boolean;
   readonly #provider: BasicTracerProvider | undefined;
   readonly #tracer: Tracer | undefined;
+  readonly #propagator: W3CTraceContextPropagator | undefined;
   readonly #store = new AsyncLocalStorage<Context>();
 
   constructor(config: TracingConfig, options: TracingOptions = {}) {
     this.enabled = config.enabled;
     if (!config.enabled) return;
-    const exporter = new OTLPTraceExporter({
+    const sdk = loadSdk();
+    const { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } = sdk.trace;
+    this.#propagator = new sdk.core.W3CTraceContextPropagator();
+    const exporter = new sdk.exporter.OTLPTraceExporter({
       url: otlpTracesUrl(config.otlp.endpoint),
       headers: { ...config.otlp.headers },
     });
@@ -151,7 +167,7 @@ export class Tracing {
         });
     }
     this.#provider = new BasicTracerProvider({
-      resource: resourceFromAttributes({
+      resource: sdk.resources.resourceFromAttributes({
         [ATTR_SERVICE_NAME]: options.serviceName ?? 'vexil',
         [ATTR_SERVICE_VERSION]: options.serviceVersion ?? '',
       }),
@@ -173,7 +189,7 @@ export class Tracing {
 
   /** The remote parent carried by W3C trace-context headers (ROOT when absent or invalid). */
   extract<C>(carrier: C, getter: TextMapGetter<C> = defaultTextMapGetter as TextMapGetter<C>): Context {
-    return this.enabled ? propagator.extract(ROOT_CONTEXT, carrier, getter) : ROOT_CONTEXT;
+    return this.#propagator ? this.#propagator.extract(ROOT_CONTEXT, carrier, getter) : ROOT_CONTEXT;
   }
 
   /** Starts a span under `parent` (the active context by default); a non-recording span when off. */
