@@ -15,7 +15,8 @@
 // Options: --flags N (50) --duration S (10) --connections C (50) --warmup S (2)
 //          --tool auto|wrk|autocannon (auto) --scenarios bare,boolean,variant,batch,ofrep (all)
 //          --runtime compiled|tsx (compiled) --repeat R (1: measure each target R times, alternating,
-//          and keep its best run — on a shared machine the best run is the least disturbed one)
+//          and keep its best run — on a shared machine the best run is the least disturbed one; the
+//          ratio to bare is also given as the median of the rounds' back-to-back ratios)
 //          --cpu-prof DIR (write V8 CPU profiles of the measured server into DIR, one per server start)
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -182,6 +183,17 @@ interface Row {
   evaluationsPerRequest: number;
   measured: Measured;
   ceiling: Measured | undefined;
+  /** Each round's requests/s over the bare server's in the same round (measured back to back). */
+  roundRatios: number[];
+}
+
+/** The middle value (mean of the two middle ones for an even count). */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 function format(n: number, digits = 0): string {
@@ -337,12 +349,20 @@ async function main(): Promise<void> {
       let measured: Measured | undefined;
       const better = (a: Measured | undefined, b: Measured) =>
         a === undefined || b.result.requestsPerSecond > a.result.requestsPerSecond ? b : a;
+      // On a shared VM throughput drifts by tens of percent within seconds: each round measures the
+      // bare server and Vexil back to back, and the ratio of the two is kept per round.
+      const roundRatios: number[] = [];
       for (let round = 0; round < options.repeat; round++) {
-        if (bareUrl) ceiling = better(ceiling, await measure(bare?.pid, `${bareUrl}${path}`, text, round === 0));
-        measured = better(measured, await measure(server.pid, `${baseUrl}${path}`, text, round === 0));
+        const bareRound = bareUrl ? await measure(bare?.pid, `${bareUrl}${path}`, text, round === 0) : undefined;
+        const ours = await measure(server.pid, `${baseUrl}${path}`, text, round === 0);
+        if (bareRound) {
+          ceiling = better(ceiling, bareRound);
+          roundRatios.push(ours.result.requestsPerSecond / bareRound.result.requestsPerSecond);
+        }
+        measured = better(measured, ours);
       }
       if (measured === undefined) throw new Error('no measurement');
-      rows.push({ scenario: label, evaluationsPerRequest: evaluations, measured, ceiling });
+      rows.push({ scenario: label, evaluationsPerRequest: evaluations, measured, ceiling, roundRatios });
       const r = measured.result;
       console.log(
         `  ${label.padEnd(18)} ${format(r.requestsPerSecond).padStart(8)} req/s  p50 ${format(r.p50Ms, 2)} ms  p99 ${format(r.p99Ms, 2)} ms` +
@@ -356,12 +376,14 @@ async function main(): Promise<void> {
     const rss = rssMiB(server.pid);
     console.log('');
     console.log(
-      '| scenario | requests/s | p50 ms | p99 ms | evaluations/s | bare Fastify req/s (same POST) | vs bare | server CPU µs/req (bare) |',
+      '| scenario | requests/s | p50 ms | p99 ms | evaluations/s | bare Fastify req/s (same POST) | vs bare (best / median of rounds) | server CPU µs/req (bare) |',
     );
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
-    for (const { scenario, evaluationsPerRequest, measured, ceiling } of rows) {
+    for (const { scenario, evaluationsPerRequest, measured, ceiling, roundRatios } of rows) {
       const r = measured.result;
-      const ratio = ceiling ? `${format((100 * r.requestsPerSecond) / ceiling.result.requestsPerSecond)} %` : '—';
+      const ratio = ceiling
+        ? `${format((100 * r.requestsPerSecond) / ceiling.result.requestsPerSecond)} % / ${format(100 * median(roundRatios))} %`
+        : '—';
       const cpu =
         measured.cpuPerRequest !== undefined
           ? `${format(measured.cpuPerRequest)}${ceiling?.cpuPerRequest !== undefined ? ` (${format(ceiling.cpuPerRequest)})` : ''}`
