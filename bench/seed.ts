@@ -12,7 +12,11 @@ export interface SeedResult {
 /** The evaluation context every benchmark request sends: it matches some segments, not others. */
 export const BENCH_CONTEXT = { plan: 'pro', country: 'de', age: '34', beta: 'true', email: 'ada@example.com' };
 
-const SEGMENTS = [
+/** The segments every seeded namespace has (also compiled in process by bench/engine.ts). */
+export const BENCH_SEGMENTS: ReadonlyArray<{
+  key: string;
+  constraints: ReadonlyArray<readonly [string, string, string, string]>;
+}> = [
   {
     key: 'pro-eu',
     constraints: [
@@ -78,7 +82,7 @@ export async function seedBenchmark(baseUrl: string, flags: number, namespace = 
   const started = performance.now();
   const api = new Api(baseUrl);
   const ns = `/api/v1/namespaces/${namespace}`;
-  for (const s of SEGMENTS) {
+  for (const s of BENCH_SEGMENTS) {
     await api.call('POST', `${ns}/segments`, { key: s.key, name: s.key, matchType: 'ALL_MATCH_TYPE' });
     for (const [type, property, operator, value] of s.constraints) {
       await api.call('POST', `${ns}/segments/${s.key}/constraints`, { type, property, operator, value });
@@ -89,8 +93,8 @@ export async function seedBenchmark(baseUrl: string, flags: number, namespace = 
   const variantFlags: string[] = [];
   const tasks: (() => Promise<void>)[] = [];
   for (let i = 0; i < flags; i++) {
-    const segment = SEGMENTS[i % SEGMENTS.length]?.key as string;
-    const other = SEGMENTS[(i + 1) % SEGMENTS.length]?.key as string;
+    const segment = BENCH_SEGMENTS[i % BENCH_SEGMENTS.length]?.key as string;
+    const other = BENCH_SEGMENTS[(i + 1) % BENCH_SEGMENTS.length]?.key as string;
     if (i % 2 === 0) {
       const key = `bool-${i}`;
       booleanFlags.push(key);
