@@ -203,55 +203,49 @@ export class EvaluationService {
 
   /** The boolean result of one request (metrics and, when tracing, a span), without request fields. */
   booleanResult(snapshot: NamespaceSnapshot, input: EvaluationInput): BooleanEvaluation {
-    const flagKey = orEmpty(input.flagKey);
-    const entityId = orEmpty(input.entityId);
-    const context = contextOf(input);
-    let result: BooleanEvaluation;
-    try {
-      result =
-        this.#tracing === undefined
-          ? evaluateBoolean(snapshot, flagKey, entityId, context)
-          : this.#tracing.withEvaluationSpan({ namespace: snapshot.namespaceKey, flag: flagKey, type: 'boolean' }, () =>
-              evaluateBoolean(snapshot, flagKey, entityId, context),
-            );
-    } catch (err) {
-      this.#metrics?.evaluationError(evaluationErrorKind(err));
-      throw err;
-    }
-    if (this.#metrics !== undefined) this.#count(this.#metrics, snapshot, 'boolean', result);
-    return result;
+    return this.#typed(snapshot, input, 'boolean', evaluateBoolean);
   }
 
   /** The variant result of one request (metrics and, when tracing, a span), without request fields. */
   variantResult(snapshot: NamespaceSnapshot, input: EvaluationInput): VariantEvaluation {
+    return this.#typed(snapshot, input, 'variant', evaluateVariant);
+  }
+
+  /** One typed evaluation; the evaluator is a module function, so no closure is made unless tracing. */
+  #typed<T extends BooleanEvaluation | VariantEvaluation>(
+    snapshot: NamespaceSnapshot,
+    input: EvaluationInput,
+    type: 'boolean' | 'variant',
+    evaluate: (snapshot: NamespaceSnapshot, flagKey: string, entityId: string, context: EvaluationContext) => T,
+  ): T {
     const flagKey = orEmpty(input.flagKey);
     const entityId = orEmpty(input.entityId);
     const context = contextOf(input);
-    let result: VariantEvaluation;
+    let result: T;
     try {
       result =
         this.#tracing === undefined
-          ? evaluateVariant(snapshot, flagKey, entityId, context)
-          : this.#tracing.withEvaluationSpan({ namespace: snapshot.namespaceKey, flag: flagKey, type: 'variant' }, () =>
-              evaluateVariant(snapshot, flagKey, entityId, context),
+          ? evaluate(snapshot, flagKey, entityId, context)
+          : this.#tracing.withEvaluationSpan({ namespace: snapshot.namespaceKey, flag: flagKey, type }, () =>
+              evaluate(snapshot, flagKey, entityId, context),
             );
     } catch (err) {
       this.#metrics?.evaluationError(evaluationErrorKind(err));
       throw err;
     }
-    if (this.#metrics !== undefined) this.#count(this.#metrics, snapshot, 'variant', result);
+    if (this.#metrics !== undefined) this.#count(this.#metrics, snapshot, type, result);
     return result;
   }
 
   /**
-   * POST /evaluate/v1/boolean as an object (the `?explain=true` answer; plain answers are written
-   * from the result by api/http/evaluation-json.ts). `started` is performance.now() at request start.
+   * POST /evaluate/v1/boolean?explain=true: the answer with its `explain` member, as an object (plain
+   * answers are written from the result by api/http/evaluation-json.ts). `started` is
+   * performance.now() at request start.
    */
-  boolean(
+  explainedBoolean(
     snapshot: NamespaceSnapshot,
     input: EvaluationInput,
     started: number,
-    explain = false,
     defaultRequestId?: string,
   ): BooleanEvaluationResponse {
     const result = this.booleanResult(snapshot, input);
@@ -264,21 +258,18 @@ export class EvaluationService {
       flagKey: result.flagKey,
       segmentKeys: result.segmentKeys,
     };
-    if (explain) {
-      const flagKey = orEmpty(input.flagKey);
-      response.explain = withoutResult(explainBoolean(snapshot, flagKey, orEmpty(input.entityId), contextOf(input)));
-    }
+    const flagKey = orEmpty(input.flagKey);
+    response.explain = withoutResult(explainBoolean(snapshot, flagKey, orEmpty(input.entityId), contextOf(input)));
     response.requestDurationMillis = performance.now() - started;
     response.timestamp = currentTimestamp();
     return response;
   }
 
-  /** POST /evaluate/v1/variant as an object (see `boolean`). */
-  variant(
+  /** POST /evaluate/v1/variant?explain=true (see `explainedBoolean`). */
+  explainedVariant(
     snapshot: NamespaceSnapshot,
     input: EvaluationInput,
     started: number,
-    explain = false,
     defaultRequestId?: string,
   ): VariantEvaluationResponse {
     const result = this.variantResult(snapshot, input);
@@ -293,10 +284,8 @@ export class EvaluationService {
       timestamp: '',
       flagKey: result.flagKey,
     };
-    if (explain) {
-      const flagKey = orEmpty(input.flagKey);
-      response.explain = withoutResult(explainVariant(snapshot, flagKey, orEmpty(input.entityId), contextOf(input)));
-    }
+    const flagKey = orEmpty(input.flagKey);
+    response.explain = withoutResult(explainVariant(snapshot, flagKey, orEmpty(input.entityId), contextOf(input)));
     response.requestDurationMillis = performance.now() - started;
     response.timestamp = currentTimestamp();
     return response;

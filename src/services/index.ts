@@ -1,18 +1,18 @@
 // The service layer as the API layers see it: one object per resource.
 
 import type { Kysely } from 'kysely';
+import type { SnapshotCache } from '../cache/snapshot-cache.js';
 import type { Database } from '../storage/schema.js';
 import { AuthService } from './auth.js';
 import { ChangeFeed } from './changes.js';
+import { ConstraintService } from './constraints.js';
+import { EvaluationService, type EvaluationServiceOptions } from './evaluation.js';
 import { FlagService } from './flags.js';
 import { NamespaceService } from './namespaces.js';
-import { DistributionService, RuleService } from './rules.js';
-import { VariantService } from './variants.js';
-import { SegmentService } from './segments.js';
-import { ConstraintService } from './constraints.js';
 import { RolloutService } from './rollouts.js';
-import type { SnapshotCache } from '../cache/snapshot-cache.js';
-import { EvaluationService, type EvaluationServiceOptions } from './evaluation.js';
+import { DistributionService, RuleService } from './rules.js';
+import { SegmentService } from './segments.js';
+import { VariantService } from './variants.js';
 import type { WriteContext } from './write.js';
 
 export interface Services {

@@ -17,6 +17,7 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler, onResponseHook
 import type { Level } from 'pino';
 import type { HttpApp } from '../api/http/app.js';
 import { mapError } from '../api/http/error-handler.js';
+import { withRouteHook } from '../api/http/route-hooks.js';
 import type { Metrics } from './metrics.js';
 import type { Tracing } from './tracing.js';
 
@@ -105,11 +106,6 @@ export function setRequestIdHeader(reply: FastifyReply): void {
   reply.header('x-request-id', reply.request.id);
 }
 
-/** Adds `hook` before a route's own hooks of one phase. */
-function prependHook<T>(hook: T, hooks: T | T[] | undefined): T[] {
-  return hooks === undefined ? [hook] : [hook, ...(Array.isArray(hooks) ? hooks : [hooks])];
-}
-
 export function installHttpTelemetry(app: HttpApp, telemetry: HttpTelemetry): void {
   const { metrics, tracing, evaluationLogLevel } = telemetry;
   app.decorate('metrics', metrics);
@@ -167,18 +163,20 @@ export function installHttpTelemetry(app: HttpApp, telemetry: HttpTelemetry): vo
         start(request, reply, template);
         done();
       };
-      route.onRequest = prependHook(
-        onRequest,
+      route.onRequest = withRouteHook(
         route.onRequest as onRequestHookHandler[] | undefined,
+        onRequest,
+        'first',
       ) as typeof route.onRequest;
     }
     const onResponse: onResponseHookHandler = (request, reply, done) => {
       finish(request, reply, template, kind);
       done();
     };
-    route.onResponse = prependHook(
-      onResponse,
+    route.onResponse = withRouteHook(
       route.onResponse as onResponseHookHandler[] | undefined,
+      onResponse,
+      'first',
     ) as typeof route.onResponse;
   });
 

@@ -31,8 +31,10 @@ export function buildGrpcServer(health: HealthState, options: GrpcServerOptions 
     server,
     listen: (host, port) =>
       new Promise((resolve, reject) => {
-        server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, ServerCredentials.createInsecure(), (err, bound) =>
-          err ? reject(err) : resolve(bound),
+        server.bindAsync(
+          `${host.includes(':') ? `[${host}]` : host}:${port}`,
+          ServerCredentials.createInsecure(),
+          (err, bound) => (err ? reject(err) : resolve(bound)),
         );
       }),
     close: () =>

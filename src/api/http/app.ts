@@ -19,6 +19,7 @@ import { type HttpTelemetry, installHttpTelemetry, requestIdOf } from '../../tel
 import { Metrics } from '../../telemetry/metrics.js';
 import { Tracing } from '../../telemetry/tracing.js';
 import { sendError, sendErrorBody } from './error-handler.js';
+import { withRouteHook } from './route-hooks.js';
 import { camelizeKeys, indentJson, wantsPretty } from './wire.js';
 
 declare module 'fastify' {
@@ -153,9 +154,10 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (!methods.some((m) => m === 'POST' || m === 'PUT') || route.config?.acceptsMissingBody) return;
-    const hooks = route.preValidation;
-    route.preValidation = (
-      hooks === undefined ? [emptyBodyAsObject] : [emptyBodyAsObject, ...(Array.isArray(hooks) ? hooks : [hooks])]
+    route.preValidation = withRouteHook(
+      route.preValidation as onRequestHookHandler | onRequestHookHandler[] | undefined,
+      emptyBodyAsObject,
+      'first',
     ) as RouteOptions['preValidation'];
   });
 
@@ -203,9 +205,10 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   };
   app.addHook('onRoute', (route) => {
     if (route.config?.sendsJsonText) return;
-    const hooks = route.onSend;
-    route.onSend = (
-      hooks === undefined ? [indentIfAsked] : [indentIfAsked, ...(Array.isArray(hooks) ? hooks : [hooks])]
+    route.onSend = withRouteHook(
+      route.onSend as onSendHookHandler | onSendHookHandler[] | undefined,
+      indentIfAsked,
+      'first',
     ) as RouteOptions['onSend'];
   });
   return app;

@@ -15,6 +15,8 @@ import type { Config } from '../../config/schema.js';
 import { GrpcCode } from '../../domain/errors.js';
 import { type WriteReceipt, writeReceipts } from '../../services/write.js';
 import type { HttpApp } from './app.js';
+import { sendErrorBody } from './error-handler.js';
+import { withRouteHook } from './route-hooks.js';
 
 export const REVISION_HEADER = 'x-vexil-revision';
 export const READ_ONLY_MESSAGE = 'modification is not allowed in read-only mode';
@@ -66,14 +68,12 @@ export function tierRoutes(app: HttpApp): readonly TierRoute[] {
 
 type OnRequest = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
 
-function refuse(_request: FastifyRequest, reply: FastifyReply): void {
+function refuse(request: FastifyRequest, reply: FastifyReply): void {
   // A routing answer like Fastify's own 404, hence here and not in the error handler: grpc-gateway
   // answers a method it will not serve with 405 and code 12 (UNIMPLEMENTED). Answering from the hook
-  // (without calling `done`) ends the request here, before the body is parsed.
-  reply
-    .code(405)
-    .type('application/json')
-    .send({ code: GrpcCode.UNIMPLEMENTED, message: READ_ONLY_MESSAGE, details: [] });
+  // (without calling `done`) ends the request here, before the body is parsed, and before the
+  // telemetry hook that sets X-Request-Id: sendErrorBody sets it.
+  sendErrorBody(request, reply.code(405), { code: GrpcCode.UNIMPLEMENTED, message: READ_ONLY_MESSAGE, details: [] });
 }
 
 function stringField(value: unknown, name: string): string | undefined {
@@ -95,11 +95,6 @@ function requestNamespace(url: string, request: FastifyRequest): string | undefi
     stringField(request.body, 'namespaceKey') ??
     'default'
   );
-}
-
-function appendHook<T>(existing: T | T[] | undefined, hook: T, first = false): T[] {
-  const list = existing === undefined ? [] : Array.isArray(existing) ? [...existing] : [existing];
-  return first ? [hook, ...list] : [...list, hook];
 }
 
 /** Call before any route is registered. */
@@ -136,19 +131,24 @@ export function installTiers(app: HttpApp, options: TierOptions): void {
     });
     if (tiers.some((tier) => refusesTier(options.config, tier))) {
       // First of the route's hooks: refused before its body is even parsed or validated.
-      route.onRequest = appendHook(
+      route.onRequest = withRouteHook(
         route.onRequest as OnRequest | OnRequest[] | undefined,
         refuse as OnRequest,
-        true,
+        'first',
       ) as RouteOptions['onRequest'];
       return;
     }
     if (tiers.some((tier) => tier === 'management-read' || tier === 'management-write')) {
-      route.preValidation = appendHook(
+      route.preValidation = withRouteHook(
         route.preValidation as OnRequest | OnRequest[] | undefined,
         trackWrites as OnRequest,
+        'last',
       ) as RouteOptions['preValidation'];
-      route.onSend = appendHook(route.onSend as unknown, revisionHeader as unknown) as RouteOptions['onSend'];
+      route.onSend = withRouteHook(
+        route.onSend as unknown,
+        revisionHeader as unknown,
+        'last',
+      ) as RouteOptions['onSend'];
     }
   });
 }

@@ -180,8 +180,9 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
         const text = write(result, body.requestId || request.id, performance.now() - started, currentTimestamp());
         sendJsonText(reply, text);
       };
-      const held = evaluation.heldSnapshot(body.namespaceKey || DEFAULT_NAMESPACE);
-      if (held === undefined) return evaluation.loadSnapshot(body.namespaceKey || DEFAULT_NAMESPACE).then(answer);
+      const namespaceKey = body.namespaceKey || DEFAULT_NAMESPACE;
+      const held = evaluation.heldSnapshot(namespaceKey);
+      if (held === undefined) return evaluation.loadSnapshot(namespaceKey).then(answer);
       answer(held);
       return undefined;
     };
@@ -203,7 +204,7 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
     singleFlag(
       (snapshot, body) => evaluation.booleanResult(snapshot, body),
       booleanResponseJson,
-      (snapshot, body, started, id) => evaluation.boolean(snapshot, body, started, true, id),
+      (snapshot, body, started, id) => evaluation.explainedBoolean(snapshot, body, started, id),
     ),
   );
 
@@ -224,7 +225,7 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
     singleFlag(
       (snapshot, body) => evaluation.variantResult(snapshot, body),
       variantResponseJson,
-      (snapshot, body, started, id) => evaluation.variant(snapshot, body, started, true, id),
+      (snapshot, body, started, id) => evaluation.explainedVariant(snapshot, body, started, id),
     ),
   );
 
