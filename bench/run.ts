@@ -17,7 +17,8 @@
 //          --runtime compiled|tsx (compiled) --repeat R (1: measure each target R times, alternating,
 //          and keep its best run — on a shared machine the best run is the least disturbed one; the
 //          ratio to bare is also given as the median of the rounds' back-to-back ratios)
-//          --cpu-prof DIR (write V8 CPU profiles of the measured server into DIR, one per server start)
+//          --cpu-prof DIR (write V8 CPU profiles of the measured servers, Vexil's and the bare one, into DIR,
+//          one per server start)
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -309,7 +310,12 @@ async function main(): Promise<void> {
 
     // The ceiling: a bare Fastify server, hit with each scenario's own POST (same path and body).
     if (options.scenarios.includes('bare')) {
-      bare = spawnPinned(pins?.server, process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], process.env);
+      bare = spawnPinned(
+        pins?.server,
+        process.execPath,
+        [...profiling, '--import', 'tsx', 'bench/bare-server.ts'],
+        process.env,
+      );
       const port = await new Promise<number>((resolve, reject) => {
         bare?.stdout?.once('data', (d) => resolve(Number(String(d).trim())));
         bare?.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
