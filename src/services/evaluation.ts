@@ -119,6 +119,14 @@ export interface EvaluationServiceOptions {
   tracing?: Tracing;
 }
 
+/**
+ * Milliseconds since `started` (performance.now()), to the microsecond: what every answer reports as
+ * requestDurationMillis (the cached-text answers write the same, see evaluation-json.ts millisText).
+ */
+export function millisSince(started: number): number {
+  return Math.round((performance.now() - started) * 1000) / 1000;
+}
+
 // The timestamp is the same string for every request that ends within one millisecond: build it
 // once per millisecond instead of once per request.
 let stampMillis = -1;
@@ -260,7 +268,7 @@ export class EvaluationService {
     };
     const flagKey = orEmpty(input.flagKey);
     response.explain = withoutResult(explainBoolean(snapshot, flagKey, orEmpty(input.entityId), contextOf(input)));
-    response.requestDurationMillis = performance.now() - started;
+    response.requestDurationMillis = millisSince(started);
     response.timestamp = currentTimestamp();
     return response;
   }
@@ -286,7 +294,7 @@ export class EvaluationService {
     };
     const flagKey = orEmpty(input.flagKey);
     response.explain = withoutResult(explainVariant(snapshot, flagKey, orEmpty(input.entityId), contextOf(input)));
-    response.requestDurationMillis = performance.now() - started;
+    response.requestDurationMillis = millisSince(started);
     response.timestamp = currentTimestamp();
     return response;
   }
@@ -350,7 +358,7 @@ export class EvaluationService {
       result,
       input.requestId || defaultRequestId || randomUUID(),
     );
-    response.requestDurationMillis = performance.now() - started;
+    response.requestDurationMillis = millisSince(started);
     response.timestamp = currentTimestamp();
     return response;
   }
@@ -384,7 +392,7 @@ export class EvaluationService {
     return {
       requestId: input.requestId || defaultRequestId || randomUUID(),
       responses,
-      requestDurationMillis: performance.now() - started,
+      requestDurationMillis: millisSince(started),
     };
   }
 

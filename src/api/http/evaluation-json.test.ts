@@ -9,6 +9,8 @@ import type { BooleanEvaluation, EvaluationReason, FlagEvaluation, VariantEvalua
 import {
   batchResponseJson,
   booleanResponseJson,
+  jsonString,
+  millisText,
   ofrepBulkJson,
   ofrepFlagJson,
   variantResponseJson,
@@ -47,6 +49,9 @@ const requestFields = fc.record({
   durationMillis: fc.oneof(fc.double({ min: 0, max: 1e6, noNaN: true }), fc.nat()),
   timestamp: fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
 });
+
+/** The answers give durations to the microsecond (millisText). */
+const micros = (ms: number) => Math.round(ms * 1000) / 1000;
 
 let app: FastifyInstance;
 let payload: unknown;
@@ -107,6 +112,45 @@ const flagItem: fc.Arbitrary<FlagEvaluation> = fc.oneof(
   variantResult.map((variantResponse) => ({ type: 'VARIANT_EVALUATION_RESPONSE_TYPE' as const, variantResponse })),
 );
 
+describe('per-request text', () => {
+  it('jsonString is JSON.stringify for any string', () => {
+    fc.assert(
+      fc.property(fc.oneof(text, fc.string({ unit: 'binary' }), fc.uuid()), (value) => {
+        expect(jsonString(value)).toBe(JSON.stringify(value));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(jsonString('\ud800')).toBe('"\\ud800"');
+    expect(jsonString('\u007f')).toBe(JSON.stringify('\u007f'));
+  });
+
+  it('millisText writes a duration to the microsecond, as String(rounded) would', () => {
+    const durations = fc.oneof(
+      fc.double({ min: 0, max: 100, noNaN: true }),
+      fc.double({ min: 0, max: 1e9, noNaN: true }),
+      fc.integer({ min: 0, max: 10_000_000 }).map((n) => n / 1000),
+      fc.integer({ min: 0, max: 10_000_000 }).map((n) => n / 1000 + 0.0005),
+    );
+    fc.assert(
+      fc.property(durations, (ms) => {
+        expect(millisText(ms)).toBe(String(micros(ms)));
+      }),
+      { numRuns: 5000 },
+    );
+    expect([0, 0.0004, 0.0005, 0.001, 0.01, 0.1, 1, 12.3456, 1000.05].map(millisText)).toEqual([
+      '0',
+      '0',
+      '0.001',
+      '0.001',
+      '0.01',
+      '0.1',
+      '1',
+      '12.346',
+      '1000.05',
+    ]);
+  });
+});
+
 describe('evaluation answers written from cached pieces', () => {
   it('boolean: the same text as the schema serializer', async () => {
     await fc.assert(
@@ -116,7 +160,7 @@ describe('evaluation answers written from cached pieces', () => {
           enabled: r.enabled,
           reason: r.reason,
           requestId: f.requestId,
-          requestDurationMillis: f.durationMillis,
+          requestDurationMillis: micros(f.durationMillis),
           timestamp: f.timestamp,
           flagKey: r.flagKey,
           segmentKeys: r.segmentKeys,
@@ -134,7 +178,7 @@ describe('evaluation answers written from cached pieces', () => {
         const theirs = await serialized('/variant', {
           ...r,
           requestId: f.requestId,
-          requestDurationMillis: f.durationMillis,
+          requestDurationMillis: micros(f.durationMillis),
           timestamp: f.timestamp,
         });
         expect(ours).toBe(theirs);
@@ -185,7 +229,7 @@ describe('evaluation answers written from cached pieces', () => {
         const ours = batchResponseJson(f.requestId, requests, items, f.durationMillis, f.timestamp);
         const stamp = (requestId: string | null) => ({
           requestId: requestId ?? '',
-          requestDurationMillis: f.durationMillis,
+          requestDurationMillis: micros(f.durationMillis),
           timestamp: f.timestamp,
         });
         const theirs = await serialized('/batch', {
@@ -204,7 +248,7 @@ describe('evaluation answers written from cached pieces', () => {
                     },
                   },
           ),
-          requestDurationMillis: f.durationMillis,
+          requestDurationMillis: micros(f.durationMillis),
         });
         expect(ours).toBe(theirs);
       }),

@@ -25,6 +25,38 @@ interface Pieces {
 
 const str = JSON.stringify;
 
+/**
+ * A string as JSON text. Most strings written per request (request ids: UUIDs, or visible ASCII from
+ * X-Request-Id) need no escaping, and quoting them directly costs a fraction of JSON.stringify.
+ */
+export function jsonString(value: string): string {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || c > 0x7e) return str(value);
+  }
+  return `"${value}"`;
+}
+
+/**
+ * A duration in milliseconds as JSON text, to the microsecond: the same text as
+ * `String(Math.round(ms * 1000) / 1000)`, written from integers (a double with all its digits costs
+ * several times more to format, and the digits below a microsecond are noise).
+ */
+export function millisText(ms: number): string {
+  const micros = Math.round(ms * 1000);
+  if (!(micros >= 0 && micros < Number.MAX_SAFE_INTEGER)) return String(Math.round(ms * 1000) / 1000);
+  const whole = Math.floor(micros / 1000);
+  let fraction = micros - whole * 1000;
+  if (fraction === 0) return String(whole);
+  let digits = 3;
+  while (fraction % 10 === 0) {
+    fraction /= 10;
+    digits--;
+  }
+  const text = String(fraction);
+  return `${whole}.${text.length < digits ? '0'.repeat(digits - text.length) + text : text}`;
+}
+
 function segmentKeysJson(keys: readonly string[]): string {
   return keys.length === 0 ? '[]' : str(keys);
 }
@@ -63,10 +95,10 @@ function piecesOfVariant(r: VariantEvaluation): Pieces {
 
 /**
  * `,"requestDurationMillis":…,"timestamp":"…"` after the request id. A request id is client input
- * (or a UUID), so it is escaped; the timestamp is RFC 3339 text and needs no escaping.
+ * (or a UUID), so it is escaped where needed; the timestamp is RFC 3339 text and needs no escaping.
  */
 function requestFields(requestId: string, durationMillis: number, timestamp: string): string {
-  return `${str(requestId)},"requestDurationMillis":${durationMillis},"timestamp":"${timestamp}"`;
+  return `${jsonString(requestId)},"requestDurationMillis":${millisText(durationMillis)},"timestamp":"${timestamp}"`;
 }
 
 /** Flipt's BooleanEvaluationResponse. */
@@ -109,12 +141,13 @@ export function batchResponseJson(
   timestamp: string,
 ): string {
   // The part after each item's request id is the same for every item of a batch.
-  const afterId = `,"requestDurationMillis":${durationMillis},"timestamp":"${timestamp}"`;
-  let out = `{"requestId":${str(requestId)},"responses":[`;
+  const duration = millisText(durationMillis);
+  const afterId = `,"requestDurationMillis":${duration},"timestamp":"${timestamp}"`;
+  let out = `{"requestId":${jsonString(requestId)},"responses":[`;
   for (let i = 0; i < items.length; i++) {
     if (i > 0) out += ',';
     const item = items[i] as FlagEvaluation;
-    const itemId = str(requests[i]?.requestId ?? '');
+    const itemId = jsonString(requests[i]?.requestId ?? '');
     switch (item.type) {
       case 'BOOLEAN_EVALUATION_RESPONSE_TYPE': {
         const p = piecesOfBoolean(item.booleanResponse);
@@ -132,7 +165,7 @@ export function batchResponseJson(
           `"namespaceKey":${str(requests[i]?.namespaceKey ?? '')},"reason":"${item.errorResponse.reason}"}}`;
     }
   }
-  return `${out}],"requestDurationMillis":${durationMillis}}`;
+  return `${out}],"requestDurationMillis":${duration}}`;
 }
 
 // ---------------------------------------------------------------------------------------------
