@@ -35,7 +35,7 @@ export function installAuthentication(app: HttpApp, { config, auth }: Authentica
   app.decorateRequest('authentication', null);
   const settings = config.authentication;
   if (settings.exclude.metadata) {
-    app.log.warn(
+    app.logger.warn(
       'authentication.exclude.metadata is deprecated and ignored: /meta/* always requires authentication when required',
     );
   }

@@ -1,10 +1,12 @@
 // HTTP telemetry, installed on the Fastify app before any route: the request id echoed as
 // `X-Request-Id` on every response, one log line per request, request metrics by route template, and
 // (when tracing is on) one server span per request continuing an incoming `traceparent`, active
-// while the route handler runs. Hooks are route-level, made per route (they know its template); with
-// tracing off the evaluation routes have only the onResponse one (metrics, and a log call only when
-// its level is enabled) and set the header as they answer.
+// while the route handler runs. Hooks are route-level, made per route (they know its template).
+// Most routes record a request when its response has finished (onResponse); with tracing off the
+// evaluation routes record it as they send (onSend), and set the header themselves, so their
+// requests need no onRequest phase and no 'finish' listeners (ADR 0007).
 
+import type { IncomingMessage } from 'node:http';
 import type { Context, Span } from '@opentelemetry/api';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import {
@@ -13,7 +15,13 @@ import {
   ATTR_HTTP_ROUTE,
   ATTR_URL_PATH,
 } from '@opentelemetry/semantic-conventions';
-import type { FastifyReply, FastifyRequest, onRequestHookHandler, onResponseHookHandler } from 'fastify';
+import type {
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  onResponseHookHandler,
+  onSendHookHandler,
+} from 'fastify';
 import type { Level } from 'pino';
 import type { HttpApp } from '../api/http/app.js';
 import { mapError } from '../api/http/error-handler.js';
@@ -96,6 +104,20 @@ export function requestIdOf(headers: Record<string, string | string[] | undefine
   return crypto.randomUUID();
 }
 
+/** When a request arrived (performance.now()), on the raw request: Fastify keeps no such time without a logger. */
+const ARRIVED = Symbol('vexil.arrived');
+
+/** Fastify's genReqId, called first for every request: notes its arrival and returns its id (requestIdOf). */
+export function startRequest(req: IncomingMessage): string {
+  (req as IncomingMessage & { [ARRIVED]?: number })[ARRIVED] = performance.now();
+  return requestIdOf(req.headers);
+}
+
+/** Milliseconds since the request arrived. */
+function elapsedMillis(request: FastifyRequest): number {
+  return performance.now() - ((request.raw as IncomingMessage & { [ARRIVED]?: number })[ARRIVED] ?? performance.now());
+}
+
 interface RequestSpan {
   span: Span;
   context: Context;
@@ -108,6 +130,7 @@ export function setRequestIdHeader(reply: FastifyReply): void {
 
 export function installHttpTelemetry(app: HttpApp, telemetry: HttpTelemetry): void {
   const { metrics, tracing, evaluationLogLevel } = telemetry;
+  const logger = app.logger;
   app.decorate('metrics', metrics);
   app.decorate('tracing', tracing);
 
@@ -118,17 +141,17 @@ export function installHttpTelemetry(app: HttpApp, telemetry: HttpTelemetry): vo
     if (spans !== undefined) startRequestSpan(request, route, tracing, spans);
   };
 
-  /** Metrics, the log line and the span's end of a finished request. */
-  const finish = (request: FastifyRequest, reply: FastifyReply, route: string, kind: RouteKind): void => {
-    const status = reply.statusCode;
-    const ms = reply.elapsedTime;
+  /** Metrics, the log line and the span's end of an answered request. */
+  const finish = (request: FastifyRequest, status: number, route: string, kind: RouteKind): void => {
+    const ms = elapsedMillis(request);
     metrics.recordHttpRequest(request.method, route, status, ms / 1000);
 
     const level = requestLogLevel(kind, status, evaluationLogLevel);
-    if ((LEVEL_VALUE[level] ?? 0) >= (LEVEL_VALUE[request.log.level] ?? 0)) {
+    if ((LEVEL_VALUE[level] ?? 0) >= logger.levelVal) {
       const query = request.url.indexOf('?');
-      request.log[level](
+      logger[level](
         {
+          requestId: request.id,
           method: request.method,
           route,
           // The path only: a query string may carry codes or state that do not belong in logs.
@@ -152,25 +175,36 @@ export function installHttpTelemetry(app: HttpApp, telemetry: HttpTelemetry): vo
   };
 
   // Route-level hooks, made per route in onRoute: each knows its route template and kind, so no
-  // request looks them up (request.routeOptions builds a new object on every read). Routes that
-  // send their own answers (evaluation: config.sendsJsonText) set X-Request-Id themselves, as does
-  // every error answer (error-handler.ts), so without tracing they skip the onRequest phase.
+  // request looks them up (request.routeOptions builds a new object on every read).
   app.addHook('onRoute', (route) => {
     const template = route.url ?? route.path;
     const kind = routeKind(template);
-    if (spans !== undefined || !route.config?.sendsJsonText) {
-      const onRequest: onRequestHookHandler = (request, reply, done) => {
-        start(request, reply, template);
-        done();
+    if (spans === undefined && route.config?.sendsJsonText) {
+      // Evaluation routes set X-Request-Id as they answer (sendJsonText, sendErrorBody) and are
+      // recorded as they send: Fastify adds 'finish' listeners to every response of a route that
+      // has an onResponse hook. onSend runs for their errors too.
+      const onSend: onSendHookHandler = (request, reply, payload, done) => {
+        finish(request, reply.statusCode, template, kind);
+        done(null, payload);
       };
-      route.onRequest = withRouteHook(
-        route.onRequest as onRequestHookHandler[] | undefined,
-        onRequest,
-        'first',
-      ) as typeof route.onRequest;
+      route.onSend = withRouteHook(
+        route.onSend as onSendHookHandler[] | undefined,
+        onSend,
+        'last',
+      ) as typeof route.onSend;
+      return;
     }
+    const onRequest: onRequestHookHandler = (request, reply, done) => {
+      start(request, reply, template);
+      done();
+    };
+    route.onRequest = withRouteHook(
+      route.onRequest as onRequestHookHandler[] | undefined,
+      onRequest,
+      'first',
+    ) as typeof route.onRequest;
     const onResponse: onResponseHookHandler = (request, reply, done) => {
-      finish(request, reply, template, kind);
+      finish(request, reply.statusCode, template, kind);
       done();
     };
     route.onResponse = withRouteHook(
@@ -183,7 +217,7 @@ export function installHttpTelemetry(app: HttpApp, telemetry: HttpTelemetry): vo
   // Requests no route matched get no route hooks: the not-found handlers (app.ts, OFREP's) call this.
   app.decorate('observeUnmatchedRequest', (request: FastifyRequest, reply: FastifyReply) => {
     start(request, reply, undefined);
-    reply.raw.once('finish', () => finish(request, reply, UNMATCHED_ROUTE, 'other'));
+    reply.raw.once('finish', () => finish(request, reply.statusCode, UNMATCHED_ROUTE, 'other'));
   });
 
   if (spans !== undefined) {

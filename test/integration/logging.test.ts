@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildHttpApp, type HttpApp } from '../../src/api/http/app.js';
+import { sendJsonText } from '../../src/api/http/routes/evaluation.js';
 import { type App, buildApp } from '../../src/app/build-app.js';
 import { loadConfig } from '../../src/config/load.js';
 import { InvalidArgumentError } from '../../src/domain/errors.js';
@@ -262,6 +263,12 @@ describe('request logging on a bare HTTP app', () => {
     http.post('/evaluate/v1/test-only-fails', async () => {
       throw new InvalidArgumentError('bad context');
     });
+    // Like the real evaluation routes: they send JSON text and are recorded as they send (onSend).
+    const sendsText = { config: { sendsJsonText: true } };
+    http.post('/evaluate/v1/sends-text', sendsText, (_request, reply) => sendJsonText(reply, '{"ok":true}'));
+    http.post('/evaluate/v1/sends-text-fails', sendsText, async () => {
+      throw new InvalidArgumentError('bad context');
+    });
     await http.ready();
     return { http, capture };
   }
@@ -317,6 +324,55 @@ describe('request logging on a bare HTTP app', () => {
       } finally {
         await http.close();
       }
+    }
+  });
+
+  it('logs and counts routes that send their own JSON text as they send, with the request id', async () => {
+    const { http, capture } = await bareApp('debug');
+    try {
+      const ok = await http.inject({
+        method: 'POST',
+        url: '/evaluate/v1/sends-text?pretty',
+        payload: '{}',
+        headers: { 'x-request-id': 'sent-1' },
+      });
+      expect(ok.statusCode).toBe(200);
+      expect(ok.headers['x-request-id']).toBe('sent-1');
+      expect(ok.body).toBe('{\n  "ok": true\n}');
+      const failed = await http.inject({
+        method: 'POST',
+        url: '/evaluate/v1/sends-text-fails',
+        payload: '{}',
+        headers: { 'x-request-id': 'sent-2' },
+      });
+      expect(failed.statusCode).toBe(400);
+      expect(failed.headers['x-request-id']).toBe('sent-2');
+      const lines = requestLines(capture.lines());
+      expect(lines).toEqual([
+        expect.objectContaining({
+          level: 20,
+          requestId: 'sent-1',
+          method: 'POST',
+          route: '/evaluate/v1/sends-text',
+          path: '/evaluate/v1/sends-text',
+          status: 200,
+          durationMs: expect.any(Number),
+        }),
+        expect.objectContaining({
+          level: 30,
+          requestId: 'sent-2',
+          route: '/evaluate/v1/sends-text-fails',
+          status: 400,
+        }),
+      ]);
+      expect(lines[0]?.durationMs).toBeGreaterThan(0);
+      const text = await http.metrics.render();
+      expect(text).toContain('vexil_http_requests_total{method="POST",route="/evaluate/v1/sends-text",status="200"} 1');
+      expect(text).toContain(
+        'vexil_http_requests_total{method="POST",route="/evaluate/v1/sends-text-fails",status="400"} 1',
+      );
+    } finally {
+      await http.close();
     }
   });
 

@@ -123,6 +123,61 @@ describeEachBackend('metrics', (backend) => {
     for (const secretOrId of [key, missing, junk, bootstrapToken]) expect(text).not.toContain(secretOrId);
   });
 
+  it('counts evaluation requests (recorded as they are sent) by route template, errors included', async () => {
+    const flag = `mh${randomBytes(4).toString('hex')}`;
+    const created = await call(
+      t.app,
+      'POST',
+      '/api/v1/namespaces/default/flags',
+      { key: flag, name: flag, type: 'BOOLEAN_FLAG_TYPE', enabled: true },
+      auth(),
+    );
+    expect(created.status).toBe(200);
+    const before = (await scrape(t)).samples;
+    const evaluate = (path: string, payload: string, headers: Record<string, string> = {}) =>
+      t.app.http.inject({
+        method: 'POST',
+        url: path,
+        payload,
+        headers: { ...auth(), 'content-type': 'application/json', ...headers },
+      });
+    const body = JSON.stringify({ flagKey: flag, entityId: 'e1', context: {} });
+    expect((await evaluate('/evaluate/v1/boolean', body)).statusCode).toBe(200);
+    expect((await evaluate('/evaluate/v1/boolean?pretty', body)).statusCode).toBe(200);
+    // Rejected by the JSON parser, before the handler runs.
+    expect((await evaluate('/evaluate/v1/boolean', '{"flagKey":')).statusCode).toBe(400);
+    // Rejected by the handler (a non-string context value).
+    expect((await evaluate('/evaluate/v1/boolean', '{"flagKey":"x","context":{"a":1}}')).statusCode).toBe(400);
+    expect((await evaluate('/evaluate/v1/variant', body)).statusCode).toBe(400);
+    expect(
+      (await evaluate('/evaluate/v1/boolean', JSON.stringify({ flagKey: 'no-such-flag', entityId: 'e1' }))).statusCode,
+    ).toBe(404);
+    const bulk = await evaluate('/ofrep/v1/evaluate/flags', JSON.stringify({ context: { targetingKey: 'e1' } }));
+    expect(bulk.statusCode).toBe(200);
+    const etag = String(bulk.headers.etag);
+    expect(
+      (
+        await evaluate('/ofrep/v1/evaluate/flags', JSON.stringify({ context: { targetingKey: 'e1' } }), {
+          'if-none-match': etag,
+        })
+      ).statusCode,
+    ).toBe(304);
+    const after = (await scrape(t)).samples;
+    const delta = (name: string, labels: Record<string, string>) =>
+      total(after, name, labels) - total(before, name, labels);
+    const requests = 'vexil_http_requests_total';
+    const boolean = { method: 'POST', route: '/evaluate/v1/boolean' };
+    expect(delta(requests, { ...boolean, status: '200' })).toBe(2);
+    expect(delta(requests, { ...boolean, status: '400' })).toBe(2);
+    expect(delta(requests, { ...boolean, status: '404' })).toBe(1);
+    expect(delta(requests, { method: 'POST', route: '/evaluate/v1/variant', status: '400' })).toBe(1);
+    const ofrep = { method: 'POST', route: '/ofrep/v1/evaluate/flags' };
+    expect(delta(requests, { ...ofrep, status: '200' })).toBe(1);
+    expect(delta(requests, { ...ofrep, status: '304' })).toBe(1);
+    expect(delta('vexil_http_request_duration_seconds_count', boolean)).toBe(5);
+    expect(delta('vexil_http_request_duration_seconds_sum', boolean)).toBeGreaterThan(0);
+  });
+
   it('counts gRPC calls by method and status code', async () => {
     const before = (await scrape(t)).samples;
     expect(await grpcCheck(grpcPort, '')).toBe(0);

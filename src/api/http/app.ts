@@ -8,14 +8,13 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
-  type FastifyServerOptions,
-  LogController,
   type onRequestHookHandler,
   type onSendHookHandler,
   type RouteOptions,
 } from 'fastify';
+import pino, { type Logger } from 'pino';
 import { GrpcCode } from '../../domain/errors.js';
-import { type HttpTelemetry, installHttpTelemetry, requestIdOf } from '../../telemetry/http.js';
+import { type HttpTelemetry, installHttpTelemetry, startRequest } from '../../telemetry/http.js';
 import { Metrics } from '../../telemetry/metrics.js';
 import { Tracing } from '../../telemetry/tracing.js';
 import { sendError, sendErrorBody } from './error-handler.js';
@@ -24,6 +23,11 @@ import { camelizeKeys, indentJson, wantsPretty } from './wire.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
+    /**
+     * The process logger. Fastify's own (`log`, `request.log`) is off: a Fastify logger makes every
+     * request pay for response listeners and a child logger (ADR 0007); request lines carry `requestId`.
+     */
+    logger: Logger;
     /**
      * Answers for requests no route matched, tried in order before the 404/501 (the dashboard's
      * client-side routes): each returns true when it has answered.
@@ -48,7 +52,8 @@ export type NotFoundFallback = (request: FastifyRequest, reply: FastifyReply) =>
 
 export interface HttpAppOptions {
   bodyLimit: number;
-  logger: FastifyServerOptions['loggerInstance'] | boolean;
+  /** The process logger (false: log nothing). */
+  logger: Logger | false;
   version: string;
   /** Metrics, tracing and the evaluation log level (default: metrics and tracing off). */
   telemetry?: HttpTelemetry;
@@ -91,17 +96,15 @@ class RouteTable {
 }
 
 export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
-  const loggerOption =
-    typeof options.logger === 'boolean' ? { logger: options.logger } : { loggerInstance: options.logger };
   const app = Fastify({
-    ...loggerOption,
+    // Logging is ours (telemetry/http.ts, error-handler.ts) through `app.logger`: with a Fastify logger
+    // every request would pay for a child logger and 'finish' listeners (ADR 0007).
+    logger: false,
     bodyLimit: options.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
-    // Request logging is ours (telemetry), so evaluations can stay out of the log at info level.
-    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     // An incoming X-Request-Id is kept when sane (telemetry/http.ts), else a UUID; echoed on every response.
     requestIdHeader: false,
-    genReqId: (req) => requestIdOf(req.headers),
+    genReqId: startRequest,
     // verbose: failed values reach the error messages; it costs nothing on valid requests.
     ajv: {
       customOptions: {
@@ -114,6 +117,8 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     },
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpApp;
+  const logger: Logger = options.logger === false ? pino({ level: 'silent' }) : options.logger;
+  app.decorate('logger', logger);
 
   // First, so its onRoute hook sees every route and its hooks run before any other.
   installHttpTelemetry(

@@ -94,7 +94,7 @@ export function mapError(err: unknown): MappedError {
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const { status, body } = mapError(err);
-  if (status >= 500) request.log.error({ err }, 'request failed');
+  if (status >= 500) request.server.logger.error({ requestId: request.id, err }, 'request failed');
   if (status === 401) reply.header('www-authenticate', body.message);
   return sendErrorBody(request, reply.code(status), body);
 }

@@ -4,8 +4,7 @@
 // without a requestId gets the HTTP request id (X-Request-Id, a UUID v4 unless the client sent one),
 // so the body and the header name the same request.
 
-import type { FastifyBaseLogger, FastifyReply, RouteShorthandOptions } from 'fastify';
-import type { Bindings, ChildLoggerOptions } from 'pino';
+import type { FastifyReply } from 'fastify';
 import { InvalidArgumentError } from '../../../domain/errors.js';
 import type { NamespaceSnapshot } from '../../../evaluation/index.js';
 import {
@@ -46,92 +45,6 @@ const EMPTY_BODY = Object.freeze({});
 export function invalidBodyError(): InvalidArgumentError {
   return new InvalidArgumentError('invalid values for key(s) in json body');
 }
-
-const LEVEL_VALUE: Readonly<Record<string, number>> = {
-  trace: 10,
-  debug: 20,
-  info: 30,
-  warn: 40,
-  error: 50,
-  fatal: 60,
-  silent: Number.POSITIVE_INFINITY,
-};
-
-/**
- * A request logger that creates the real child logger (with its request-id binding) only when
- * something is logged at an enabled level. Fastify creates a child per request, and with the redact
- * paths of telemetry/logger.ts that costs about 2.5 µs, more than the evaluation itself; a successful
- * evaluation logs nothing at the default levels, so it never pays for it.
- */
-class LazyRequestLogger {
-  readonly #parent: FastifyBaseLogger;
-  readonly #bindings: Bindings;
-  readonly #options: ChildLoggerOptions;
-  #child: FastifyBaseLogger | undefined;
-
-  constructor(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions) {
-    this.#parent = parent;
-    this.#bindings = bindings;
-    this.#options = options;
-  }
-
-  #logger(): FastifyBaseLogger {
-    this.#child ??= this.#parent.child(this.#bindings, this.#options);
-    return this.#child;
-  }
-
-  #enabled(level: string): boolean {
-    return (LEVEL_VALUE[level] ?? 0) >= (LEVEL_VALUE[this.level] ?? 0);
-  }
-
-  get level(): string {
-    return this.#child?.level ?? this.#options.level ?? this.#parent.level;
-  }
-
-  set level(level: string) {
-    this.#logger().level = level;
-  }
-
-  isLevelEnabled(level: string): boolean {
-    return this.#enabled(level);
-  }
-
-  fatal(...args: unknown[]): void {
-    if (this.#enabled('fatal')) (this.#logger().fatal as (...a: unknown[]) => void)(...args);
-  }
-
-  error(...args: unknown[]): void {
-    if (this.#enabled('error')) (this.#logger().error as (...a: unknown[]) => void)(...args);
-  }
-
-  warn(...args: unknown[]): void {
-    if (this.#enabled('warn')) (this.#logger().warn as (...a: unknown[]) => void)(...args);
-  }
-
-  info(...args: unknown[]): void {
-    if (this.#enabled('info')) (this.#logger().info as (...a: unknown[]) => void)(...args);
-  }
-
-  debug(...args: unknown[]): void {
-    if (this.#enabled('debug')) (this.#logger().debug as (...a: unknown[]) => void)(...args);
-  }
-
-  trace(...args: unknown[]): void {
-    if (this.#enabled('trace')) (this.#logger().trace as (...a: unknown[]) => void)(...args);
-  }
-
-  silent(): void {}
-
-  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
-    return this.#logger().child(bindings, options);
-  }
-}
-
-/** Route option for the evaluation routes: request loggers are created on first use (see above). */
-export const lazyRequestLogger = ((logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions) =>
-  new LazyRequestLogger(logger, bindings, options) as unknown as FastifyBaseLogger) as NonNullable<
-  RouteShorthandOptions['childLoggerFactory']
->;
 
 /** The revision an answer was computed from (beyond Flipt: read-your-writes can be checked). */
 export const REVISION_HEADER = 'x-vexil-revision';
@@ -198,7 +111,6 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
         response: { 200: BooleanEvaluationResponseSchema, ...evaluationErrorResponses },
       },
       attachValidation: true,
-      childLoggerFactory: lazyRequestLogger,
       config: { acceptsMissingBody: true, sendsJsonText: true },
     },
     singleFlag(
@@ -219,7 +131,6 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
         response: { 200: VariantEvaluationResponseSchema, ...evaluationErrorResponses },
       },
       attachValidation: true,
-      childLoggerFactory: lazyRequestLogger,
       config: { acceptsMissingBody: true, sendsJsonText: true },
     },
     singleFlag(
@@ -239,7 +150,6 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
         response: { 200: BatchEvaluationResponseSchema, ...evaluationErrorResponses },
       },
       attachValidation: true,
-      childLoggerFactory: lazyRequestLogger,
       config: { acceptsMissingBody: true, sendsJsonText: true },
     },
     (request, reply) => {

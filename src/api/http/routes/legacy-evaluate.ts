@@ -14,7 +14,7 @@ import {
 } from '../schemas/evaluation.js';
 import { withPathParams } from '../wire.js';
 import type { RouteDeps } from './deps.js';
-import { invalidBodyError, lazyRequestLogger, setRevision } from './evaluation.js';
+import { invalidBodyError, setRevision } from './evaluation.js';
 
 const tags = ['evaluation (legacy)'];
 const NamespaceParams = Type.Object({ namespaceKey: Type.String() });
@@ -35,7 +35,6 @@ export async function legacyEvaluateRoutes(app: HttpApp, { services }: RouteDeps
           response: { 200: LegacyEvaluationResponseSchema, ...evaluationErrorResponses },
         },
         attachValidation: true,
-        childLoggerFactory: lazyRequestLogger,
       },
       (request, reply) => {
         const started = performance.now();
@@ -65,7 +64,6 @@ export async function legacyEvaluateRoutes(app: HttpApp, { services }: RouteDeps
           response: { 200: LegacyBatchEvaluationResponseSchema, ...evaluationErrorResponses },
         },
         attachValidation: true,
-        childLoggerFactory: lazyRequestLogger,
       },
       (request, reply) => {
         const started = performance.now();

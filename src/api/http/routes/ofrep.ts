@@ -32,7 +32,7 @@ import {
   ofrepErrorResponses,
 } from '../schemas/ofrep.js';
 import type { RouteDeps } from './deps.js';
-import { lazyRequestLogger, sendJsonText, setRevision } from './evaluation.js';
+import { sendJsonText, setRevision } from './evaluation.js';
 
 const tags = ['ofrep'];
 const TARGETING_KEY = 'targetingKey';
@@ -136,7 +136,7 @@ export function ofrepError(err: unknown, request: FastifyRequest): { status: num
       case GrpcCode.INVALID_ARGUMENT:
         return withKey(status, 'INVALID_CONTEXT', cause.message);
       default:
-        if (status >= 500) request.log.error({ err: cause }, 'request failed');
+        if (status >= 500) request.server.logger.error({ requestId: request.id, err: cause }, 'request failed');
         return withKey(status, 'GENERAL', cause.message);
     }
   }
@@ -150,7 +150,7 @@ export function ofrepError(err: unknown, request: FastifyRequest): { status: num
   const status = fastifyError.statusCode ?? 500;
   if (status === 400) return withKey(400, 'PARSE_ERROR', fastifyError.message);
   if (status > 400 && status < 500) return withKey(status, 'GENERAL', fastifyError.message);
-  request.log.error({ err: cause }, 'request failed');
+  request.server.logger.error({ requestId: request.id, err: cause }, 'request failed');
   return withKey(500, 'GENERAL', 'internal error');
 }
 
@@ -234,7 +234,6 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
             response: { 200: EvaluatedFlagSchema, ...ofrepErrorResponses },
           },
           attachValidation: true,
-          childLoggerFactory: lazyRequestLogger,
           config: { acceptsMissingBody: true, sendsJsonText: true },
         },
         (request, reply) => {
@@ -267,7 +266,6 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
             response: { 200: BulkEvaluationSchema, 304: Type.Null(), ...ofrepErrorResponses },
           },
           attachValidation: true,
-          childLoggerFactory: lazyRequestLogger,
           config: { acceptsMissingBody: true, sendsJsonText: true },
         },
         (request, reply) => {

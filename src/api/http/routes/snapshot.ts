@@ -13,7 +13,6 @@ import type { HttpApp } from '../app.js';
 import { ErrorBodySchema, ReferenceQuerystring } from '../schemas/common.js';
 import { ClientSnapshotSchema, renderClientSnapshot, type SnapshotLevel, snapshotLevel } from '../schemas/snapshot.js';
 import type { RouteDeps } from './deps.js';
-import { lazyRequestLogger } from './evaluation.js';
 
 const tags = ['evaluation'];
 
@@ -48,7 +47,6 @@ export async function snapshotRoutes(app: HttpApp, { services }: RouteDeps): Pro
           500: ErrorBodySchema,
         },
       },
-      childLoggerFactory: lazyRequestLogger,
     },
     async (request, typedReply) => {
       // Bodies are pre-rendered JSON strings; the schema above documents them.

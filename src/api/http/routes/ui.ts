@@ -58,7 +58,7 @@ export async function uiRoutes(app: HttpApp, { config }: RouteDeps, options: UiO
   const dist = options.distDir ?? UI_DIST;
   const indexFile = join(dist, 'index.html');
   if (!existsSync(indexFile))
-    app.log.warn({ dist }, 'dashboard not built (run npm run build); / answers 503 until it is');
+    app.logger.warn({ dist }, 'dashboard not built (run npm run build); / answers 503 until it is');
 
   // Hashed bundles under /assets/ only: a catch-all route at `/` would turn unknown API paths and
   // methods into the page instead of the app's 404/501. Looked up per request, so a rebuild is
