@@ -32,7 +32,13 @@ export interface SnapshotCacheEvents {
 
 interface Entry {
   snapshot: NamespaceSnapshot;
+  /** When the snapshot was loaded, or when a sweep (evictIdle) last found it used. */
   lastUsed: number;
+  /**
+   * Read since the last sweep. Evaluations only set this flag, so the hot path reads no clock; idle
+   * time is measured in sweeps (cache.memory.eviction_interval), far finer than the ttl.
+   */
+  used: boolean;
 }
 
 /** Counters for tests, benchmarks and metrics: how often the cache had to go to the loader. */
@@ -86,7 +92,7 @@ export class SnapshotCache {
   peek(namespaceKey: string): NamespaceSnapshot | undefined {
     const entry = this.#entries.get(namespaceKey);
     if (entry === undefined) return undefined;
-    entry.lastUsed = Date.now();
+    entry.used = true;
     this.events.hit?.(namespaceKey);
     return entry.snapshot;
   }
@@ -129,10 +135,15 @@ export class SnapshotCache {
     return stale;
   }
 
-  /** Drops snapshots unused for longer than `maxIdleMs`. */
+  /** Drops snapshots unused for longer than `maxIdleMs` (a snapshot read since the last sweep is used now). */
   evictIdle(maxIdleMs: number, now = Date.now()): void {
     for (const [key, entry] of this.#entries) {
-      if (now - entry.lastUsed > maxIdleMs) this.invalidate(key, 'evict');
+      if (entry.used) {
+        entry.used = false;
+        entry.lastUsed = now;
+      } else if (now - entry.lastUsed > maxIdleMs) {
+        this.invalidate(key, 'evict');
+      }
     }
   }
 
@@ -154,7 +165,7 @@ export class SnapshotCache {
         this.events.compiled?.(namespaceKey, performance.now() - started, source !== undefined);
         if ((this.#generation.get(namespaceKey) ?? 0) === generation) {
           if (source !== undefined || this.#holdMissing(namespaceKey)) {
-            this.#entries.set(namespaceKey, { snapshot, lastUsed: Date.now() });
+            this.#entries.set(namespaceKey, { snapshot, lastUsed: Date.now(), used: false });
           }
         }
         return snapshot;

@@ -123,4 +123,19 @@ describeEachBackend('snapshot cache and revision poller', (backend) => {
     expect(cache.heldNamespaces()).toEqual([]);
     expect(why).toEqual(['evict']);
   });
+
+  it('keeps a snapshot read since the last sweep, and drops it once sweeps find it idle for the ttl', async () => {
+    const cache = new SnapshotCache(loader);
+    await cache.get('default');
+    const loaded = Date.now();
+    // Read between sweeps: each sweep counts it as used at the sweep's time.
+    cache.peek('default');
+    cache.evictIdle(1000, loaded + 5000);
+    expect(cache.heldNamespaces()).toEqual(['default']);
+    // Not read since: kept until the ttl has passed since that sweep.
+    cache.evictIdle(1000, loaded + 5900);
+    expect(cache.heldNamespaces()).toEqual(['default']);
+    cache.evictIdle(1000, loaded + 6100);
+    expect(cache.heldNamespaces()).toEqual([]);
+  });
 });
