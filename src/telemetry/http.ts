@@ -113,9 +113,17 @@ export function startRequest(req: IncomingMessage): string {
   return requestIdOf(req.headers);
 }
 
+/**
+ * When the request arrived, as performance.now(): where answers measure requestDurationMillis from,
+ * so they count the body's parsing too and read the clock once less.
+ */
+export function requestArrivedAt(request: { raw: IncomingMessage }): number {
+  return (request.raw as IncomingMessage & { [ARRIVED]?: number })[ARRIVED] ?? performance.now();
+}
+
 /** Milliseconds since the request arrived. */
 function elapsedMillis(request: FastifyRequest): number {
-  return performance.now() - ((request.raw as IncomingMessage & { [ARRIVED]?: number })[ARRIVED] ?? performance.now());
+  return performance.now() - requestArrivedAt(request);
 }
 
 interface RequestSpan {

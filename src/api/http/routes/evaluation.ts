@@ -4,6 +4,7 @@
 // without a requestId gets the HTTP request id (X-Request-Id, a UUID v4 unless the client sent one),
 // so the body and the header name the same request.
 
+import type { IncomingMessage } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { InvalidArgumentError } from '../../../domain/errors.js';
 import type { NamespaceSnapshot } from '../../../evaluation/index.js';
@@ -13,7 +14,7 @@ import {
   DEFAULT_NAMESPACE,
   type EvaluationInput,
 } from '../../../services/evaluation.js';
-import { setRequestIdHeader } from '../../../telemetry/http.js';
+import { requestArrivedAt, setRequestIdHeader } from '../../../telemetry/http.js';
 import type { HttpApp } from '../app.js';
 import { batchResponseJson, booleanResponseJson, JSON_CONTENT_TYPE, variantResponseJson } from '../evaluation-json.js';
 import {
@@ -32,6 +33,7 @@ import type { RouteDeps } from './deps.js';
 /** What the boolean and variant handlers read from a request. */
 interface SingleFlagRequest {
   id: string;
+  raw: IncomingMessage;
   body: EvaluationInput | undefined;
   query: { explain?: string };
   validationError?: Error;
@@ -78,7 +80,7 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
       explained: (snapshot: NamespaceSnapshot, body: EvaluationInput, started: number, id: string) => object,
     ) =>
     (request: SingleFlagRequest, reply: FastifyReply): undefined | Promise<void> => {
-      const started = performance.now();
+      const started = requestArrivedAt(request);
       if (request.validationError && request.body !== undefined) throw invalidBodyError();
       const body: EvaluationInput = request.body ?? EMPTY_BODY;
       const explain = request.query.explain !== undefined && wantsExplain(request.query);
@@ -153,7 +155,7 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
       config: { acceptsMissingBody: true, sendsJsonText: true },
     },
     (request, reply) => {
-      const started = performance.now();
+      const started = requestArrivedAt(request);
       if (request.validationError && request.body !== undefined) throw invalidBodyError();
       const write = (batch: BatchEvaluation): void => {
         // Every item carries the batch's duration and end time (Flipt stamps them after the batch).

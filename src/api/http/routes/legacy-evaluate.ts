@@ -4,6 +4,7 @@
 import Type from 'typebox';
 import type { NamespaceSnapshot } from '../../../evaluation/index.js';
 import { DEFAULT_NAMESPACE } from '../../../services/evaluation.js';
+import { requestArrivedAt } from '../../../telemetry/http.js';
 import type { HttpApp } from '../app.js';
 import {
   evaluationErrorResponses,
@@ -37,7 +38,7 @@ export async function legacyEvaluateRoutes(app: HttpApp, { services }: RouteDeps
         attachValidation: true,
       },
       (request, reply) => {
-        const started = performance.now();
+        const started = requestArrivedAt(request);
         if (request.validationError) throw invalidBodyError();
         // Path parameters win over body fields of the same name (grpc-gateway).
         const body = withPathParams<LegacyEvaluationRequestBody>(request.body, request.params as object);
@@ -66,7 +67,7 @@ export async function legacyEvaluateRoutes(app: HttpApp, { services }: RouteDeps
         attachValidation: true,
       },
       (request, reply) => {
-        const started = performance.now();
+        const started = requestArrivedAt(request);
         if (request.validationError) throw invalidBodyError();
         const body = withPathParams<LegacyBatchEvaluationRequestBody>(request.body, request.params as object);
         const answer = (snapshot: NamespaceSnapshot) => {
