@@ -27,6 +27,7 @@ import type { HttpApp } from '../api/http/app.js';
 import { mapError } from '../api/http/error-handler.js';
 import { withRouteHook } from '../api/http/route-hooks.js';
 import type { Metrics } from './metrics.js';
+import { randomRequestId } from './request-id.js';
 import type { Tracing } from './tracing.js';
 
 declare module 'fastify' {
@@ -101,7 +102,7 @@ export function requestIdOf(headers: Record<string, string | string[] | undefine
   if (typeof incoming === 'string' && incoming.length <= MAX_REQUEST_ID_LENGTH && REQUEST_ID.test(incoming)) {
     return incoming;
   }
-  return crypto.randomUUID();
+  return randomRequestId();
 }
 
 /** When a request arrived (performance.now()), on the raw request: Fastify keeps no such time without a logger. */
