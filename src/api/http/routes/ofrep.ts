@@ -8,7 +8,6 @@
 // These routes live in their own Fastify scope: OFREP errors have their own body
 // {"key"?, "errorCode", "errorDetails"} (§6.4), for failures and for unknown routes under /ofrep.
 
-import { hash } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
@@ -20,6 +19,7 @@ import { setRequestIdHeader } from '../../../telemetry/http.js';
 import type { HttpApp } from '../app.js';
 import { httpStatusOf } from '../error-handler.js';
 import { ofrepBulkJson, ofrepFlagJson } from '../evaluation-json.js';
+import { fingerprint } from '../fingerprint.js';
 import {
   BulkEvaluationSchema,
   EvaluatedFlagSchema,
@@ -81,8 +81,8 @@ function entityOf(context: Readonly<Record<string, unknown>>): string {
 const NO_CONTEXT: EvaluationContext = Object.freeze({});
 
 /**
- * The ETag of a bulk answer: a hash of the namespace, its revision and the context in canonical form
- * (keys sorted; every part length-prefixed, so no two different inputs share a text).
+ * The ETag of a bulk answer: a fingerprint of the namespace, its revision and the context in canonical
+ * form (keys sorted; every part length-prefixed, so no two different inputs share a text).
  */
 function bulkEtag(
   namespaceKey: string,
@@ -94,8 +94,7 @@ function bulkEtag(
     const value = context[key] ?? '';
     text += `${key.length}:${key}${value.length}:${value}`;
   }
-  // One-shot hash: no Hash object per request (half the cost of createHash().update().digest()).
-  return `"${hash('sha1', text, 'base64url')}"`;
+  return `"${fingerprint(text)}"`;
 }
 
 /** Whether If-None-Match names this ETag (a list, weak forms and `*` included). */
