@@ -256,6 +256,29 @@ describe('evaluation answers written from cached pieces', () => {
     );
   });
 
+  it('OFREP: bulk answers keep their bytes while later ones are written (slabs, large answers)', () => {
+    const flag = (key: string, enabled: boolean): FlagEvaluation => ({
+      type: 'BOOLEAN_EVALUATION_RESPONSE_TYPE',
+      booleanResponse: Object.freeze({
+        enabled,
+        reason: 'DEFAULT_EVALUATION_REASON',
+        flagKey: key,
+        segmentKeys: [],
+      }) as BooleanEvaluation,
+    });
+    const kept: { buffer: Buffer; text: string }[] = [];
+    // Enough answers to fill several slabs, of varied sizes, and a few larger than a slab's share.
+    for (let i = 0; i < 3000; i++) {
+      const count = i % 97 === 0 ? 2000 : 1 + (i % 60);
+      const items = Array.from({ length: count }, (_, j) => flag(`f${i}-${j}`, (i + j) % 2 === 0));
+      const buffer = ofrepBulkJson(items.map(ofrepFlagJson));
+      const text = buffer.toString();
+      expect(JSON.parse(text).flags).toHaveLength(count);
+      kept.push({ buffer, text });
+    }
+    for (const { buffer, text } of kept) expect(buffer.toString()).toBe(text);
+  });
+
   it('OFREP: evaluated flags and bulk answers as the schema serializer writes the §6.2 mapping', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(flagItem, { maxLength: 5 }), async (items) => {
