@@ -25,7 +25,7 @@ import type {
 import type { Level } from 'pino';
 import type { HttpApp } from '../api/http/app.js';
 import { mapError } from '../api/http/error-handler.js';
-import { withRouteHook } from '../api/http/route-hooks.js';
+import { addRouteHook } from '../api/http/route-hooks.js';
 import type { Metrics } from './metrics.js';
 import { randomRequestId } from './request-id.js';
 import type { Tracing } from './tracing.js';
@@ -196,31 +196,19 @@ export function installHttpTelemetry(app: HttpApp, telemetry: HttpTelemetry): vo
         finish(request, reply.statusCode, template, kind);
         done(null, payload);
       };
-      route.onSend = withRouteHook(
-        route.onSend as onSendHookHandler[] | undefined,
-        onSend,
-        'last',
-      ) as typeof route.onSend;
+      addRouteHook(route, 'onSend', onSend, 'last');
       return;
     }
     const onRequest: onRequestHookHandler = (request, reply, done) => {
       start(request, reply, template);
       done();
     };
-    route.onRequest = withRouteHook(
-      route.onRequest as onRequestHookHandler[] | undefined,
-      onRequest,
-      'first',
-    ) as typeof route.onRequest;
+    addRouteHook(route, 'onRequest', onRequest, 'first');
     const onResponse: onResponseHookHandler = (request, reply, done) => {
       finish(request, reply.statusCode, template, kind);
       done();
     };
-    route.onResponse = withRouteHook(
-      route.onResponse as onResponseHookHandler[] | undefined,
-      onResponse,
-      'first',
-    ) as typeof route.onResponse;
+    addRouteHook(route, 'onResponse', onResponse, 'first');
   });
 
   // Requests no route matched get no route hooks: the not-found handlers (app.ts, OFREP's) call this.

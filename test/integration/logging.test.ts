@@ -329,22 +329,14 @@ describe('request logging on a bare HTTP app', () => {
 
   it('logs and counts routes that send their own JSON text as they send, with the request id', async () => {
     const { http, capture } = await bareApp('debug');
+    const post = (url: string, requestId: string) =>
+      http.inject({ method: 'POST', url, payload: '{}', headers: { 'x-request-id': requestId } });
     try {
-      const ok = await http.inject({
-        method: 'POST',
-        url: '/evaluate/v1/sends-text?pretty',
-        payload: '{}',
-        headers: { 'x-request-id': 'sent-1' },
-      });
+      const ok = await post('/evaluate/v1/sends-text?pretty', 'sent-1');
       expect(ok.statusCode).toBe(200);
       expect(ok.headers['x-request-id']).toBe('sent-1');
       expect(ok.body).toBe('{\n  "ok": true\n}');
-      const failed = await http.inject({
-        method: 'POST',
-        url: '/evaluate/v1/sends-text-fails',
-        payload: '{}',
-        headers: { 'x-request-id': 'sent-2' },
-      });
+      const failed = await post('/evaluate/v1/sends-text-fails', 'sent-2');
       expect(failed.statusCode).toBe(400);
       expect(failed.headers['x-request-id']).toBe('sent-2');
       const lines = requestLines(capture.lines());

@@ -10,7 +10,6 @@ import Fastify, {
   type FastifyRequest,
   type onRequestHookHandler,
   type onSendHookHandler,
-  type RouteOptions,
 } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { GrpcCode } from '../../domain/errors.js';
@@ -18,7 +17,7 @@ import { type HttpTelemetry, installHttpTelemetry, startRequest } from '../../te
 import { Metrics } from '../../telemetry/metrics.js';
 import { Tracing } from '../../telemetry/tracing.js';
 import { sendError, sendErrorBody } from './error-handler.js';
-import { withRouteHook } from './route-hooks.js';
+import { addRouteHook } from './route-hooks.js';
 import { camelizeKeys, indentJson, wantsPretty } from './wire.js';
 
 declare module 'fastify' {
@@ -159,11 +158,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (!methods.some((m) => m === 'POST' || m === 'PUT') || route.config?.acceptsMissingBody) return;
-    route.preValidation = withRouteHook(
-      route.preValidation as onRequestHookHandler | onRequestHookHandler[] | undefined,
-      emptyBodyAsObject,
-      'first',
-    ) as RouteOptions['preValidation'];
+    addRouteHook(route, 'preValidation', emptyBodyAsObject, 'first');
   });
 
   const routes = new RouteTable();
@@ -210,11 +205,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   };
   app.addHook('onRoute', (route) => {
     if (route.config?.sendsJsonText) return;
-    route.onSend = withRouteHook(
-      route.onSend as onSendHookHandler | onSendHookHandler[] | undefined,
-      indentIfAsked,
-      'first',
-    ) as RouteOptions['onSend'];
+    addRouteHook(route, 'onSend', indentIfAsked, 'first');
   });
   return app;
 }

@@ -16,7 +16,7 @@ import { GrpcCode } from '../../domain/errors.js';
 import { type WriteReceipt, writeReceipts } from '../../services/write.js';
 import type { HttpApp } from './app.js';
 import { sendErrorBody } from './error-handler.js';
-import { withRouteHook } from './route-hooks.js';
+import { addRouteHook } from './route-hooks.js';
 
 export const REVISION_HEADER = 'x-vexil-revision';
 export const READ_ONLY_MESSAGE = 'modification is not allowed in read-only mode';
@@ -65,8 +65,6 @@ const routeTables = new WeakMap<object, TierRoute[]>();
 export function tierRoutes(app: HttpApp): readonly TierRoute[] {
   return routeTables.get(app) ?? [];
 }
-
-type OnRequest = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
 
 function refuse(request: FastifyRequest, reply: FastifyReply): void {
   // A routing answer like Fastify's own 404, hence here and not in the error handler: grpc-gateway
@@ -131,24 +129,12 @@ export function installTiers(app: HttpApp, options: TierOptions): void {
     });
     if (tiers.some((tier) => refusesTier(options.config, tier))) {
       // First of the route's hooks: refused before its body is even parsed or validated.
-      route.onRequest = withRouteHook(
-        route.onRequest as OnRequest | OnRequest[] | undefined,
-        refuse as OnRequest,
-        'first',
-      ) as RouteOptions['onRequest'];
+      addRouteHook(route, 'onRequest', refuse, 'first');
       return;
     }
     if (tiers.some((tier) => tier === 'management-read' || tier === 'management-write')) {
-      route.preValidation = withRouteHook(
-        route.preValidation as OnRequest | OnRequest[] | undefined,
-        trackWrites as OnRequest,
-        'last',
-      ) as RouteOptions['preValidation'];
-      route.onSend = withRouteHook(
-        route.onSend as unknown,
-        revisionHeader as unknown,
-        'last',
-      ) as RouteOptions['onSend'];
+      addRouteHook(route, 'preValidation', trackWrites, 'last');
+      addRouteHook(route, 'onSend', revisionHeader, 'last');
     }
   });
 }
