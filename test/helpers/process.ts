@@ -31,11 +31,26 @@ export interface RunningVexil {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+export interface StartOptions {
+  /**
+   * Node options before the program (a `--require` preload, say): the program then runs in one node
+   * process with tsx's loader (`node <nodeArgs> --import tsx`), not under the tsx command.
+   */
+  nodeArgs?: string[];
+}
+
 /** Starts `vexil serve` with the given env and waits until /health answers SERVING. */
-export async function startVexil(env: Record<string, string>, args: string[] = ['serve']): Promise<RunningVexil> {
+export async function startVexil(
+  env: Record<string, string>,
+  args: string[] = ['serve'],
+  options: StartOptions = {},
+): Promise<RunningVexil> {
   const httpPort = await freePort();
   const grpcPort = await freePort();
-  const child = spawn(TSX, [MAIN, ...args], {
+  const [command, commandArgs] = options.nodeArgs
+    ? [process.execPath, [...options.nodeArgs, '--import', 'tsx', MAIN, ...args]]
+    : [TSX, [MAIN, ...args]];
+  const child = spawn(command, commandArgs, {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -5,13 +5,12 @@
 // The program runs as a child process with a preload that lists, at exit, every CommonJS module it
 // loaded (all of these packages are CommonJS, also when imported from ES modules).
 
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, ROOT } from '../helpers/process.js';
+import { ROOT, startVexil } from '../helpers/process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vexil-modules-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -43,62 +42,31 @@ function packagesOf(files: string[]): Set<string> {
  */
 async function packagesLoadedBy(name: string, env: Record<string, string>): Promise<Set<string>> {
   const list = join(dir, `${name}.json`);
-  const httpPort = await freePort();
-  const grpcPort = await freePort();
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--require', join(ROOT, 'test/helpers/loaded-modules.cjs'), '--import', 'tsx', join(ROOT, 'src/main.ts'), 'serve'],
+  const vexil = await startVexil(
     {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        VEXIL_DB_URL: `file:${join(dir, `${name}.db`)}`,
-        VEXIL_SERVER_HOST: '127.0.0.1',
-        VEXIL_SERVER_HTTP_PORT: String(httpPort),
-        VEXIL_SERVER_GRPC_PORT: String(grpcPort),
-        VEXIL_LOG_LEVEL: 'error',
-        VEXIL_TEST_LOADED_MODULES: list,
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      VEXIL_DB_URL: `file:${join(dir, `${name}.db`)}`,
+      VEXIL_LOG_LEVEL: 'error',
+      VEXIL_TEST_LOADED_MODULES: list,
+      ...env,
     },
+    ['serve'],
+    { nodeArgs: ['--require', join(ROOT, 'test/helpers/loaded-modules.cjs')] },
   );
-  let output = '';
-  child.stdout?.on('data', (d) => {
-    output += d;
-  });
-  child.stderr?.on('data', (d) => {
-    output += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   try {
-    const baseUrl = `http://127.0.0.1:${httpPort}`;
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`vexil exited with ${child.exitCode}: ${output}`);
-      const healthy = await fetch(`${baseUrl}/health`).then(
-        (res) => res.ok,
-        () => false,
-      );
-      if (healthy) break;
-      if (Date.now() > deadline) throw new Error(`vexil did not become healthy: ${output}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const created = await fetch(`${baseUrl}/api/v1/namespaces/default/flags`, {
+    const created = await fetch(`${vexil.baseUrl}/api/v1/namespaces/default/flags`, {
       method: 'POST',
       body: JSON.stringify({ key: 'lazy', name: 'Lazy', type: 'BOOLEAN_FLAG_TYPE', enabled: true }),
     });
     expect(created.status).toBe(200);
-    const evaluated = await fetch(`${baseUrl}/evaluate/v1/boolean`, {
+    const evaluated = await fetch(`${vexil.baseUrl}/evaluate/v1/boolean`, {
       method: 'POST',
       body: JSON.stringify({ namespaceKey: 'default', flagKey: 'lazy', entityId: 'e1', context: {} }),
     });
     expect(await evaluated.json()).toMatchObject({ enabled: true, flagKey: 'lazy' });
   } finally {
-    if (child.exitCode === null) child.kill('SIGTERM');
+    expect(await vexil.stop(), vexil.output()).toBe(0);
   }
-  expect(await exited, output).toBe(0);
-  expect(existsSync(list), `no module list written: ${output}`).toBe(true);
+  expect(existsSync(list), `no module list written: ${vexil.output()}`).toBe(true);
   return packagesOf(JSON.parse(readFileSync(list, 'utf8')) as string[]);
 }
 
