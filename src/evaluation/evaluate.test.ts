@@ -1,6 +1,7 @@
 import { crc32 as crc32Buffer } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { flagSource } from '../../test/helpers/flag-sources.js';
 import { DomainError, GrpcCode, InvalidArgumentError, NotFoundError } from '../domain/errors.js';
 import type { ComparisonType, MatchType, SegmentOperator } from '../domain/types.js';
 import {
@@ -27,8 +28,6 @@ import type {
 
 // ---------------------------------------------------------------------------------------------
 // Builders
-
-const T0 = '2024-01-01T00:00:00Z';
 
 function con(
   property: string,
@@ -67,35 +66,17 @@ function variantFlag(
   key: string,
   opts: { enabled?: boolean; variants?: VariantSource[]; rules?: RuleSource[]; defaultVariant?: VariantSource } = {},
 ): FlagSource {
-  const f: FlagSource = {
-    key,
-    name: key,
-    description: '',
+  const f = flagSource(key, 'VARIANT_FLAG_TYPE', {
     enabled: opts.enabled ?? true,
-    type: 'VARIANT_FLAG_TYPE',
-    createdAt: T0,
-    updatedAt: T0,
     variants: opts.variants ?? [],
     rules: opts.rules ?? [],
-    rollouts: [],
-  };
+  });
   if (opts.defaultVariant) f.defaultVariant = opts.defaultVariant;
   return f;
 }
 
 function booleanFlag(key: string, enabled: boolean, rollouts: RolloutSource[] = []): FlagSource {
-  return {
-    key,
-    name: key,
-    description: '',
-    enabled,
-    type: 'BOOLEAN_FLAG_TYPE',
-    createdAt: T0,
-    updatedAt: T0,
-    variants: [],
-    rules: [],
-    rollouts,
-  };
+  return flagSource(key, 'BOOLEAN_FLAG_TYPE', { enabled, rollouts });
 }
 
 const threshold = (id: string, rank: number, percentage: number, value: boolean): RolloutSource => ({

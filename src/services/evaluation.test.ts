@@ -4,6 +4,7 @@
 // metrics registry.
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { flagSource } from '../../test/helpers/flag-sources.js';
 import { SnapshotCache } from '../cache/snapshot-cache.js';
 import { InvalidArgumentError, NotFoundError } from '../domain/errors.js';
 import type { EvaluationContext, FlagEvaluation, NamespaceSnapshot, NamespaceSource } from '../evaluation/index.js';
@@ -11,8 +12,6 @@ import { evaluateFlag } from '../evaluation/index.js';
 import type { FlagSource, RolloutSource, SegmentSource } from '../evaluation/source.js';
 import { Metrics } from '../telemetry/metrics.js';
 import { type EvaluationInput, EvaluationService } from './evaluation.js';
-
-const T0 = '2024-01-01T00:00:00Z';
 
 function segment(key: string, property: string, value: string, type = 'STRING_COMPARISON_TYPE'): SegmentSource {
   return {
@@ -36,30 +35,12 @@ function booleanFlag(key: string, segmentKeys: string[]): FlagSource {
       segment: { segmentKeys, segmentOperator: 'OR_SEGMENT_OPERATOR', value: true },
     },
   ];
-  return {
-    key,
-    name: key,
-    description: '',
-    enabled: false,
-    type: 'BOOLEAN_FLAG_TYPE',
-    createdAt: T0,
-    updatedAt: T0,
-    variants: [],
-    rules: [],
-    rollouts,
-  };
+  return flagSource(key, 'BOOLEAN_FLAG_TYPE', { enabled: false, rollouts });
 }
 
 function variantFlag(key: string, segmentKeys: string[]): FlagSource {
   const variant = { id: `${key}-v`, key: 'on', attachment: '' };
-  return {
-    key,
-    name: key,
-    description: '',
-    enabled: true,
-    type: 'VARIANT_FLAG_TYPE',
-    createdAt: T0,
-    updatedAt: T0,
+  return flagSource(key, 'VARIANT_FLAG_TYPE', {
     variants: [variant],
     rules: [
       {
@@ -70,8 +51,7 @@ function variantFlag(key: string, segmentKeys: string[]): FlagSource {
         distributions: [{ id: `${key}-d`, variantId: variant.id, rollout: 50 }],
       },
     ],
-    rollouts: [],
-  };
+  });
 }
 
 function namespace(namespaceKey: string): NamespaceSource {
