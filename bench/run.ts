@@ -14,9 +14,10 @@
 //
 // Where `taskset` exists and there are two or more cores, the servers run on CPU 0 and the load
 // generator on CPU 1, so they do not compete. wrk (Debian package `wrk`) is used when installed,
-// else autocannon. The server runs as it does in production: compiled by tsc (`--runtime tsx` runs
-// the sources through tsx instead: quicker to start, but its loader adds ~50 MiB of memory). The
-// database lives in /dev/shm when there is one, so seeding 10,000 flags is not bound by fsync.
+// else autocannon. The server runs as it does in production: compiled by tsc and started with the
+// program's Node options (src/runtime-flags.ts). `--runtime tsx` runs the sources through tsx instead:
+// quicker to start, but its loader adds ~50 MiB of memory. The database lives in /dev/shm when there
+// is one, so seeding 10,000 flags is not bound by fsync.
 //
 // Options: --flags N (50) --duration S (10) --connections C (50) --warmup S (2)
 //          --tool auto|wrk|autocannon (auto) --scenarios bare,boolean,variant,batch,ofrep (all)
@@ -31,6 +32,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSy
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NODE_FLAGS } from '../src/runtime-flags.js';
 import { type LoadResult, type LoadTool, runLoad, wrkAvailable } from './load.js';
 import { BENCH_CONTEXT, seedBenchmark } from './seed.js';
 
@@ -234,7 +236,7 @@ async function main(): Promise<void> {
     }
     const profiling = options.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir] : [];
     const startServer = async (): Promise<ChildProcess> => {
-      const child = spawnPinned(pins?.server, process.execPath, [...profiling, ...entry, 'serve'], {
+      const child = spawnPinned(pins?.server, process.execPath, [...NODE_FLAGS, ...profiling, ...entry, 'serve'], {
         ...process.env,
         VEXIL_DB_URL: `file:${join(dir, 'bench.db')}`,
         VEXIL_SERVER_HOST: '127.0.0.1',

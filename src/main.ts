@@ -1,9 +1,7 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=8
 // The `vexil` command line: serve (default), migrate, config validate. Every expected failure is one
-// line on stderr and exit code 1, never a stack trace.
+// line on stderr and exit code 1, never a stack trace. The shebang's Node options: runtime-flags.ts.
 
-// First: V8 settings that must apply before anything allocates (see the module).
-import './v8-flags.js';
 import closeWithGrace from 'close-with-grace';
 import { Command } from 'commander';
 import { buildApp } from './app/build-app.js';
