@@ -1,31 +1,49 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fingerprint } from './fingerprint.js';
+import { Fingerprint, fingerprint } from './fingerprint.js';
 
 describe('fingerprint', () => {
-  it('is 14 ETag-safe characters, the same for the same text', () => {
+  it('is 14 ETag-safe characters, the same for the same texts', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => {
-        const f = fingerprint(text);
+      fc.property(fc.array(fc.string({ unit: 'binary', maxLength: 100 }), { maxLength: 6 }), (texts) => {
+        const f = fingerprint(...texts);
         expect(f).toMatch(/^[0-9a-z]{14}$/);
-        expect(fingerprint(`${text}`)).toBe(f);
+        expect(fingerprint(...texts.map((t) => `${t}`))).toBe(f);
+        // The builder and the function agree.
+        const print = new Fingerprint();
+        for (const t of texts) print.add(t);
+        expect(print.digest()).toBe(f);
       }),
     );
   });
 
-  it('differs for different texts, including ones a single character apart', () => {
+  it('differs for different sequences, including ones a single character apart', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 100 }), fc.string({ maxLength: 100 }), (a, b) => {
-        fc.pre(a !== b);
-        expect(fingerprint(a)).not.toBe(fingerprint(b));
-      }),
+      fc.property(
+        fc.array(fc.string({ maxLength: 40 }), { maxLength: 4 }),
+        fc.array(fc.string({ maxLength: 40 }), { maxLength: 4 }),
+        (a, b) => {
+          fc.pre(JSON.stringify(a) !== JSON.stringify(b));
+          expect(fingerprint(...a)).not.toBe(fingerprint(...b));
+        },
+      ),
       { numRuns: 2000 },
     );
-    // Near-identical inputs, as contexts and revisions are: 100,000 texts, no two fingerprints alike.
+    // Near-identical inputs, as contexts and revisions are: 100,000 sequences, no two fingerprints alike.
     const seen = new Set<string>();
-    for (let i = 0; i < 100_000; i++) seen.add(fingerprint(`7:default13:1795664979858.${i}6:userId9:user-${i % 977}`));
+    for (let i = 0; i < 100_000; i++) {
+      seen.add(fingerprint('default', `1795664979858.${i}`, 'userId', `user-${i % 977}`));
+    }
     expect(seen.size).toBe(100_000);
     expect(fingerprint('a')).not.toBe(fingerprint('b'));
     expect(fingerprint('')).not.toBe(fingerprint('\u0000'));
+  });
+
+  it('keeps the parts apart: moving a boundary or an empty part changes it', () => {
+    expect(fingerprint('ab', 'c')).not.toBe(fingerprint('a', 'bc'));
+    expect(fingerprint('abc')).not.toBe(fingerprint('ab', 'c'));
+    expect(fingerprint('a', '')).not.toBe(fingerprint('a'));
+    expect(fingerprint('', 'a')).not.toBe(fingerprint('a', ''));
+    expect(fingerprint()).not.toBe(fingerprint(''));
   });
 });

@@ -1,8 +1,10 @@
-// A short fingerprint of a text, for ETags: 64 bits from two 32-bit multiplicative hashes of its
-// UTF-16 code units. An ETag only has to change when what it stands for changes; nothing secret
-// depends on it (a collision could at worst send one client a 304 for its own request), so a
-// cryptographic hash is not needed. SHA-1 through node:crypto cost ~8 µs per OFREP bulk answer on
-// this machine; this costs a few hundred nanoseconds.
+// A short fingerprint of a sequence of texts, for ETags: 64 bits from two 32-bit multiplicative hashes
+// of their UTF-16 code units, each text preceded by its length, so no two different sequences are
+// hashed alike by construction (["ab", "c"] and ["a", "bc"] differ). An ETag only has to change when
+// what it stands for changes; nothing secret depends on it (a collision could at worst send one
+// client a 304 for its own request), so a cryptographic hash is not needed. SHA-1 through node:crypto
+// cost ~8 µs per OFREP bulk answer on this machine; this costs a few hundred nanoseconds, and hashing
+// the parts as they are, rather than a text joined from them, saves that text's building (~0.5 µs).
 
 /** murmur3's 32-bit finalizer: every input bit affects every output bit. */
 function mix(h: number): number {
@@ -13,17 +15,41 @@ function mix(h: number): number {
   return x ^ (x >>> 16);
 }
 
-/** 14 characters of [0-9a-z]: the same text always gives the same fingerprint. */
-export function fingerprint(text: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x9e3779b9;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
+/** Accumulates texts (`add`), then gives 14 characters of [0-9a-z] (`digest`). */
+export class Fingerprint {
+  #a = 0x811c9dc5;
+  #b = 0x9e3779b9;
+  #units = 0;
+
+  add(text: string): this {
+    let a = this.#a;
+    let b = this.#b;
+    const length = text.length;
+    a = Math.imul(a ^ length, 0x01000193);
+    b = Math.imul(b ^ length, 0x5bd1e995);
     b ^= b >>> 15;
+    for (let i = 0; i < length; i++) {
+      const c = text.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+      b ^= b >>> 15;
+    }
+    this.#a = a;
+    this.#b = b;
+    this.#units += length + 1;
+    return this;
   }
-  a = mix(a ^ text.length);
-  b = mix(b ^ a);
-  return (a >>> 0).toString(36).padStart(7, '0') + (b >>> 0).toString(36).padStart(7, '0');
+
+  digest(): string {
+    const a = mix(this.#a ^ this.#units);
+    const b = mix(this.#b ^ a);
+    return (a >>> 0).toString(36).padStart(7, '0') + (b >>> 0).toString(36).padStart(7, '0');
+  }
+}
+
+/** The fingerprint of a sequence of texts. */
+export function fingerprint(...texts: string[]): string {
+  const print = new Fingerprint();
+  for (const text of texts) print.add(text);
+  return print.digest();
 }

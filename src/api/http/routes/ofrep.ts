@@ -19,7 +19,7 @@ import { setRequestIdHeader } from '../../../telemetry/http.js';
 import type { HttpApp } from '../app.js';
 import { httpStatusOf } from '../error-handler.js';
 import { ofrepBulkJson, ofrepFlagJson } from '../evaluation-json.js';
-import { fingerprint } from '../fingerprint.js';
+import { Fingerprint } from '../fingerprint.js';
 import {
   BulkEvaluationSchema,
   EvaluatedFlagSchema,
@@ -82,19 +82,24 @@ const NO_CONTEXT: EvaluationContext = Object.freeze({});
 
 /**
  * The ETag of a bulk answer: a fingerprint of the namespace, its revision and the context in canonical
- * form (keys sorted; every part length-prefixed, so no two different inputs share a text).
+ * form (keys sorted, each followed by its value; the fingerprint keeps every part apart).
  */
 function bulkEtag(
   namespaceKey: string,
   snapshot: NamespaceSnapshot,
   context: Readonly<Record<string, string | null>>,
 ): string {
-  let text = `${namespaceKey.length}:${namespaceKey}${snapshot.revision.length}:${snapshot.revision}`;
-  for (const key of Object.keys(context).sort()) {
-    const value = context[key] ?? '';
-    text += `${key.length}:${key}${value.length}:${value}`;
+  const print = new Fingerprint().add(namespaceKey).add(snapshot.revision);
+  const keys = Object.keys(context);
+  // Clients usually send the same keys in the same order; sort only when they are not in order.
+  for (let i = 1; i < keys.length; i++) {
+    if ((keys[i - 1] as string) > (keys[i] as string)) {
+      keys.sort();
+      break;
+    }
   }
-  return `"${fingerprint(text)}"`;
+  for (const key of keys) print.add(key).add(context[key] ?? '');
+  return `"${print.digest()}"`;
 }
 
 /** Whether If-None-Match names this ETag (a list, weak forms and `*` included). */
