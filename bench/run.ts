@@ -318,12 +318,13 @@ async function main(): Promise<void> {
       },
     };
 
-    // The ceiling: a bare Fastify server, hit with each scenario's own POST (same path and body).
+    // The ceiling: a bare Fastify server, hit with each scenario's own POST (same path and body), on
+    // the same Node options as Vexil (the young generation's size alone moves a bare server by ~10 %).
     if (options.scenarios.includes('bare')) {
       bare = spawnPinned(
         pins?.server,
         process.execPath,
-        [...profiling, '--import', 'tsx', 'bench/bare-server.ts'],
+        [...NODE_FLAGS, ...profiling, '--import', 'tsx', 'bench/bare-server.ts'],
         process.env,
       );
       const port = await new Promise<number>((resolve, reject) => {

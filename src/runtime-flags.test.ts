@@ -19,10 +19,11 @@ describe('the Node options of the vexil program', () => {
     expect(scripts.start).toContain(`node ${NODE_FLAGS.join(' ')} dist/main.js serve`);
   });
 
-  it('are given to the server the benchmark starts', () => {
+  it('are given to both servers the benchmark starts: Vexil and the bare ceiling', () => {
     const bench = read('bench/run.ts');
     expect(bench).toMatch(/import \{ NODE_FLAGS \} from '\.\.\/src\/runtime-flags\.js'/);
-    expect(bench).toMatch(/\[\.\.\.NODE_FLAGS, /);
+    expect(bench.match(/\[\.\.\.NODE_FLAGS, /g)).toHaveLength(2);
+    expect(bench).toMatch(/\[\.\.\.NODE_FLAGS, \.\.\.profiling, '--import', 'tsx', 'bench\/bare-server\.ts'\]/);
   });
 
   it('are accepted by this Node.js and size the young generation', () => {
