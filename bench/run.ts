@@ -319,7 +319,7 @@ async function main(): Promise<void> {
     };
 
     // The ceiling: a bare Fastify server, hit with each scenario's own POST (same path and body), on
-    // the same Node options as Vexil (the young generation's size alone moves a bare server by ~10 %).
+    // the same Node options as Vexil (started without them, it once came out slower than Vexil).
     if (options.scenarios.includes('bare')) {
       bare = spawnPinned(
         pins?.server,

@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Fingerprint, fingerprint } from './fingerprint.js';
+import { Fingerprint } from './fingerprint.js';
+
+/** The fingerprint of a sequence of texts, added one after the other. */
+function fingerprint(...texts: string[]): string {
+  const print = new Fingerprint();
+  for (const text of texts) print.add(text);
+  return print.digest();
+}
 
 describe('fingerprint', () => {
   it('is 14 ETag-safe characters, the same for the same texts', () => {
@@ -9,10 +16,6 @@ describe('fingerprint', () => {
         const f = fingerprint(...texts);
         expect(f).toMatch(/^[0-9a-z]{14}$/);
         expect(fingerprint(...texts.map((t) => `${t}`))).toBe(f);
-        // The builder and the function agree.
-        const print = new Fingerprint();
-        for (const t of texts) print.add(t);
-        expect(print.digest()).toBe(f);
       }),
     );
   });

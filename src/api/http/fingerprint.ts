@@ -46,10 +46,3 @@ export class Fingerprint {
     return (a >>> 0).toString(36).padStart(7, '0') + (b >>> 0).toString(36).padStart(7, '0');
   }
 }
-
-/** The fingerprint of a sequence of texts. */
-export function fingerprint(...texts: string[]): string {
-  const print = new Fingerprint();
-  for (const text of texts) print.add(text);
-  return print.digest();
-}
