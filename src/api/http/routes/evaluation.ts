@@ -27,6 +27,7 @@ import {
   VariantEvaluationResponseSchema,
   wantsExplain,
 } from '../schemas/evaluation.js';
+import { REVISION_HEADER } from '../tiers.js';
 import { indentJson, wantsPretty } from '../wire.js';
 import type { RouteDeps } from './deps.js';
 
@@ -48,9 +49,7 @@ export function invalidBodyError(): InvalidArgumentError {
   return new InvalidArgumentError('invalid values for key(s) in json body');
 }
 
-/** The revision an answer was computed from (beyond Flipt: read-your-writes can be checked). */
-export const REVISION_HEADER = 'x-vexil-revision';
-
+/** Names the revision an answer was computed from (beyond Flipt: read-your-writes can be checked). */
 export function setRevision(reply: FastifyReply, snapshot: NamespaceSnapshot): void {
   if (snapshot.revision !== '') reply.header(REVISION_HEADER, snapshot.revision);
 }
