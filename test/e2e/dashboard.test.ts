@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { Locator, Page, Request } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningVexil, startVexil } from '../helpers/process.js';
 import { type Browser, browserSkipReason, buildDashboard, launchBrowser, screenshot } from './browser.js';
@@ -49,6 +49,37 @@ async function api<T>(base: string, method: string, path: string, body?: unknown
 /** Waits until the locator's text contains `text` (playwright-core has no retrying expect). */
 async function waitForText(locator: Locator, text: string | RegExp): Promise<void> {
   await locator.filter({ hasText: text }).first().waitFor({ state: 'visible' });
+}
+
+// Counts the page's API calls in flight from now on; `quiet()` resolves once none has been in flight
+// for 300 ms. (Playwright's 'networkidle' fires once per document, not after the calls a single-page
+// app makes later.)
+function trackApiCalls(page: Page): { quiet(): Promise<void>; stop(): void } {
+  let inFlight = 0;
+  const isApi = (r: Request) => /^\/(api|auth)\//.test(new URL(r.url()).pathname);
+  const start = (r: Request) => {
+    if (isApi(r)) inFlight++;
+  };
+  const end = (r: Request) => {
+    if (isApi(r)) inFlight--;
+  };
+  page.on('request', start);
+  page.on('requestfinished', end);
+  page.on('requestfailed', end);
+  return {
+    async quiet() {
+      let quietSince = Date.now();
+      while (Date.now() - quietSince < 300) {
+        await new Promise((r) => setTimeout(r, 50));
+        if (inFlight > 0) quietSince = Date.now();
+      }
+    },
+    stop() {
+      page.off('request', start);
+      page.off('requestfinished', end);
+      page.off('requestfailed', end);
+    },
+  };
 }
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
@@ -656,8 +687,14 @@ suite(title('dashboard e2e with token authentication'), () => {
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('heading', { name: 'Sign in with a token' }).waitFor();
       await page.getByLabel('API token').fill(secret);
+      const calls = trackApiCalls(page);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('heading', { name: 'API tokens', level: 1 }).waitFor();
+      // The page's own reads after sign-in (tokens, namespaces) must be answered before the token is
+      // revoked, or one of them gets the 401 and the dialog opens before the click below.
+      await page.getByRole('table').getByText('ci-runner').waitFor();
+      await calls.quiet();
+      calls.stop();
       const { authentications } = await api<{ authentications: { id: string; metadata: Record<string, string> }[] }>(
         base,
         'GET',
