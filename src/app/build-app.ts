@@ -81,14 +81,23 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }
 
   const snapshots = createSnapshotCache(db.kysely, db.dialect, metrics, logger);
-  const services = createServices(db.kysely, { snapshots, batchLimit: config.evaluation.batch_limit, metrics, tracing });
+  const services = createServices(db.kysely, {
+    snapshots,
+    batchLimit: config.evaluation.batch_limit,
+    metrics,
+    tracing,
+  });
   // Read-your-writes on this instance; other instances' writes arrive through the poller.
   services.changes.subscribe((namespaceKey) => snapshots.invalidate(namespaceKey, 'write'));
   const revisionPoller = new RevisionPoller(snapshots, {
     intervalMs: ms(config.cache.poll_interval),
     maxIdleMs: ms(config.cache.ttl),
     evictEveryMs: ms(config.cache.memory.eviction_interval),
-    onError: (err) => logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'revision poll failed; serving held snapshots'),
+    onError: (err) =>
+      logger.warn(
+        { error: err instanceof Error ? err.message : String(err) },
+        'revision poll failed; serving held snapshots',
+      ),
     onRecovered: () => logger.info('revision poll recovered'),
   });
   // Token authentication: the bootstrap token exists before the first request; cleanup runs from listen().

@@ -38,7 +38,9 @@ describe('loadConfig', () => {
     expect(new Set(names).size).toBe(names.length);
   });
 
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: names the ${VAR} syntax of the YAML file
   it('substitutes ${VAR} values', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the YAML text itself holds a ${VAR} reference
     const file = yamlFile('db:\n  url: ${MY_DB}\n');
     expect(loadConfig({ file, env: { MY_DB: 'postgres://h/db' } }).db.url).toBe('postgres://h/db');
   });

@@ -125,7 +125,12 @@ function deepMerge(base: Json, over: Json): Json {
   for (const [k, v] of Object.entries(over)) {
     const b = out[k];
     out[k] =
-      typeof v === 'object' && v !== null && !Array.isArray(v) && typeof b === 'object' && b !== null && !Array.isArray(b)
+      typeof v === 'object' &&
+      v !== null &&
+      !Array.isArray(v) &&
+      typeof b === 'object' &&
+      b !== null &&
+      !Array.isArray(b)
         ? deepMerge(b as Json, v as Json)
         : v;
   }
@@ -161,7 +166,9 @@ export function loadConfig(options: LoadOptions = {}): Config {
     if (!leaf.schema['x-duration']) continue;
     const value = getPath(withDefaults, leaf.path) as string;
     if (parseDuration(value) === undefined) {
-      throw new ConfigError(`invalid config at ${leaf.path.join('.')}: "${value}" is not a duration (e.g. 30s, 5m, 1h)`);
+      throw new ConfigError(
+        `invalid config at ${leaf.path.join('.')}: "${value}" is not a duration (e.g. 30s, 5m, 1h)`,
+      );
     }
   }
   const config = withDefaults as Config;

@@ -37,7 +37,11 @@ describe('database URLs', () => {
 
 describe('CockroachDB migration lock', () => {
   it('is a row lock (SELECT … FOR UPDATE), since CockroachDB has no advisory locks', () => {
-    const query = migrationLockQuery({ lockTable: 'vexil_migrations_lock', lockRowId: 'migration_lock', lockTableSchema: undefined } as never);
+    const query = migrationLockQuery({
+      lockTable: 'vexil_migrations_lock',
+      lockRowId: 'migration_lock',
+      lockTableSchema: undefined,
+    } as never);
     const compiled = query.compile({
       getExecutor: () => ({
         compileQuery: (node: never) => new PostgresQueryCompiler().compileQuery(node, { queryId: '' } as never),

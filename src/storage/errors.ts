@@ -1,13 +1,7 @@
 // Driver errors of SQLite, PostgreSQL/CockroachDB and MySQL/MariaDB, classified in one place so the
 // storage modules can turn them into domain errors; nothing above storage sees a driver code.
 
-export type DriverErrorKind =
-  | 'unique'
-  | 'foreign-key'
-  | 'too-long'
-  | 'serialization'
-  | 'cancelled'
-  | 'unavailable';
+export type DriverErrorKind = 'unique' | 'foreign-key' | 'too-long' | 'serialization' | 'cancelled' | 'unavailable';
 
 interface DriverError {
   code?: string | number;
@@ -69,7 +63,11 @@ export function classifyDriverError(err: unknown): DriverErrorKind | undefined {
   }
   if (typeof errno === 'number' && errno in MYSQL_ERRNOS) return MYSQL_ERRNOS[errno];
   const message = (err as Error).message ?? '';
-  if (/Connection terminated|connection is closed|Pool is closed|Cannot enqueue|timeout exceeded when trying to connect/i.test(message)) {
+  if (
+    /Connection terminated|connection is closed|Pool is closed|Cannot enqueue|timeout exceeded when trying to connect/i.test(
+      message,
+    )
+  ) {
     return 'unavailable';
   }
   return undefined;

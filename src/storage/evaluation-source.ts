@@ -56,84 +56,100 @@ export async function loadNamespaceSource(
       .executeTakeFirst();
     if (!ns) return undefined;
 
-    const [flags, variants, rules, ruleSegments, distributions, rollouts, thresholds, rolloutSegments, references, segments, constraints] =
-      await Promise.all([
-        // Only the columns a source needs: with 10,000 flags every unread column is tens of thousands of
-        // strings alive at once while the snapshot compiles, and the process keeps that peak's memory.
-        t
-          .selectFrom('flags')
-          .select(['key', 'name', 'description', 'enabled', 'type', 'default_variant_id', 'created_at', 'updated_at'])
-          .where('namespace_key', '=', namespaceKey)
-          .orderBy('created_at')
-          .orderBy('key')
-          .execute(),
-        t
-          .selectFrom('variants')
-          .select(['id', 'flag_key', 'key', 'attachment'])
-          .where('namespace_key', '=', namespaceKey)
-          .orderBy('created_at')
-          .orderBy('id')
-          .execute(),
-        t
-          .selectFrom('rules')
-          .select(['id', 'flag_key', 'rank', 'segment_operator'])
-          .where('namespace_key', '=', namespaceKey)
-          .orderBy('rank')
-          .orderBy('created_at')
-          .execute(),
-        t
-          .selectFrom('rule_segments')
-          .select(['rule_id', 'segment_key', 'position'])
-          .where('namespace_key', '=', namespaceKey)
-          .orderBy('position')
-          .execute(),
-        t
-          .selectFrom('distributions')
-          .innerJoin('rules', 'rules.id', 'distributions.rule_id')
-          .select(['distributions.id', 'distributions.rule_id', 'distributions.variant_id', 'distributions.rollout'])
-          .where('rules.namespace_key', '=', namespaceKey)
-          .orderBy('distributions.created_at')
-          .orderBy('distributions.id')
-          .execute(),
-        t
-          .selectFrom('rollouts')
-          .select(['id', 'flag_key', 'type', 'description', 'rank'])
-          .where('namespace_key', '=', namespaceKey)
-          .orderBy('rank')
-          .orderBy('created_at')
-          .execute(),
-        t
-          .selectFrom('rollout_thresholds')
-          .select(['rollout_id', 'percentage', 'value'])
-          .where('namespace_key', '=', namespaceKey)
-          .execute(),
-        t
-          .selectFrom('rollout_segments')
-          .innerJoin('rollouts', 'rollouts.id', 'rollout_segments.rollout_id')
-          .select(['rollout_segments.id', 'rollout_segments.rollout_id', 'rollout_segments.value', 'rollout_segments.segment_operator'])
-          .where('rollouts.namespace_key', '=', namespaceKey)
-          .execute(),
-        t
-          .selectFrom('rollout_segment_references')
-          .select(['rollout_segment_id', 'segment_key', 'position'])
-          .where('namespace_key', '=', namespaceKey)
-          .orderBy('position')
-          .execute(),
-        t
-          .selectFrom('segments')
-          .select(['key', 'name', 'description', 'match_type'])
-          .where('namespace_key', '=', namespaceKey)
-          .orderBy('created_at')
-          .orderBy('key')
-          .execute(),
-        t
-          .selectFrom('constraints')
-          .select(['id', 'segment_key', 'type', 'property', 'operator', 'value', 'description'])
-          .where('namespace_key', '=', namespaceKey)
-          .orderBy('created_at')
-          .orderBy('id')
-          .execute(),
-      ]);
+    const [
+      flags,
+      variants,
+      rules,
+      ruleSegments,
+      distributions,
+      rollouts,
+      thresholds,
+      rolloutSegments,
+      references,
+      segments,
+      constraints,
+    ] = await Promise.all([
+      // Only the columns a source needs: with 10,000 flags every unread column is tens of thousands of
+      // strings alive at once while the snapshot compiles, and the process keeps that peak's memory.
+      t
+        .selectFrom('flags')
+        .select(['key', 'name', 'description', 'enabled', 'type', 'default_variant_id', 'created_at', 'updated_at'])
+        .where('namespace_key', '=', namespaceKey)
+        .orderBy('created_at')
+        .orderBy('key')
+        .execute(),
+      t
+        .selectFrom('variants')
+        .select(['id', 'flag_key', 'key', 'attachment'])
+        .where('namespace_key', '=', namespaceKey)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute(),
+      t
+        .selectFrom('rules')
+        .select(['id', 'flag_key', 'rank', 'segment_operator'])
+        .where('namespace_key', '=', namespaceKey)
+        .orderBy('rank')
+        .orderBy('created_at')
+        .execute(),
+      t
+        .selectFrom('rule_segments')
+        .select(['rule_id', 'segment_key', 'position'])
+        .where('namespace_key', '=', namespaceKey)
+        .orderBy('position')
+        .execute(),
+      t
+        .selectFrom('distributions')
+        .innerJoin('rules', 'rules.id', 'distributions.rule_id')
+        .select(['distributions.id', 'distributions.rule_id', 'distributions.variant_id', 'distributions.rollout'])
+        .where('rules.namespace_key', '=', namespaceKey)
+        .orderBy('distributions.created_at')
+        .orderBy('distributions.id')
+        .execute(),
+      t
+        .selectFrom('rollouts')
+        .select(['id', 'flag_key', 'type', 'description', 'rank'])
+        .where('namespace_key', '=', namespaceKey)
+        .orderBy('rank')
+        .orderBy('created_at')
+        .execute(),
+      t
+        .selectFrom('rollout_thresholds')
+        .select(['rollout_id', 'percentage', 'value'])
+        .where('namespace_key', '=', namespaceKey)
+        .execute(),
+      t
+        .selectFrom('rollout_segments')
+        .innerJoin('rollouts', 'rollouts.id', 'rollout_segments.rollout_id')
+        .select([
+          'rollout_segments.id',
+          'rollout_segments.rollout_id',
+          'rollout_segments.value',
+          'rollout_segments.segment_operator',
+        ])
+        .where('rollouts.namespace_key', '=', namespaceKey)
+        .execute(),
+      t
+        .selectFrom('rollout_segment_references')
+        .select(['rollout_segment_id', 'segment_key', 'position'])
+        .where('namespace_key', '=', namespaceKey)
+        .orderBy('position')
+        .execute(),
+      t
+        .selectFrom('segments')
+        .select(['key', 'name', 'description', 'match_type'])
+        .where('namespace_key', '=', namespaceKey)
+        .orderBy('created_at')
+        .orderBy('key')
+        .execute(),
+      t
+        .selectFrom('constraints')
+        .select(['id', 'segment_key', 'type', 'property', 'operator', 'value', 'description'])
+        .where('namespace_key', '=', namespaceKey)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute(),
+    ]);
 
     const variantsByFlag = groupBy(variants, (v) => v.flag_key);
     const variantById = new Map(variants.map((v) => [v.id, v]));
@@ -146,7 +162,11 @@ export async function loadNamespaceSource(
     const referencesBySegmentRow = groupBy(references, (r) => r.rollout_segment_id);
     const constraintsBySegment = groupBy(constraints, (c) => c.segment_key);
 
-    const toVariant = (v: (typeof variants)[number]): VariantSource => ({ id: v.id, key: v.key, attachment: v.attachment ?? '' });
+    const toVariant = (v: (typeof variants)[number]): VariantSource => ({
+      id: v.id,
+      key: v.key,
+      attachment: v.attachment ?? '',
+    });
 
     const flagSources: FlagSource[] = flags.map((f) => {
       const defaultVariant = f.default_variant_id ? variantById.get(f.default_variant_id) : undefined;
@@ -170,7 +190,9 @@ export async function loadNamespaceSource(
           rank: r.rank,
           type: ROLLOUT_TYPES[r.type] ?? 'UNKNOWN_ROLLOUT_TYPE',
           description: r.description,
-          ...(threshold ? { threshold: { percentage: Number(threshold.percentage), value: toBool(threshold.value) } } : {}),
+          ...(threshold
+            ? { threshold: { percentage: Number(threshold.percentage), value: toBool(threshold.value) } }
+            : {}),
           ...(segment
             ? {
                 segment: {

@@ -40,7 +40,10 @@ export async function listNamespaces(db: Executor, query: ListQuery): Promise<Pa
   select = limit === undefined ? select.limit(Number.MAX_SAFE_INTEGER) : select.limit(limit);
   const [rows, count] = await Promise.all([
     select.execute(),
-    db.selectFrom('namespaces').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('namespaces')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirstOrThrow(),
   ]);
   const page = toPage(rows.map(toNamespace), query, offset, (n) => n.key);
   return { ...page, totalCount: Number(count.n) };

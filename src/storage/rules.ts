@@ -7,8 +7,8 @@ import type { Kysely, Selectable } from 'kysely';
 import { NotFoundError } from '../domain/errors.js';
 import { type Distribution, type Page, type Rule, SEGMENT_OPERATORS, type SegmentOperator } from '../domain/types.js';
 import { classifyDriverError } from './errors.js';
-import { deleteAndRenumber, setRanks } from './ranking.js';
 import { fetchLimit, type ListQuery, startOffset, toPage } from './pagination.js';
+import { deleteAndRenumber, setRanks } from './ranking.js';
 import { toDate, writeTime } from './rows.js';
 import type { Database, DistributionsTable, RulesTable } from './schema.js';
 import { MAX_IN_LIST } from './variants.js';
@@ -273,7 +273,12 @@ export async function updateRule(
 }
 
 /** Sets rank = position + 1 for each listed rule of the flag; unlisted ones keep their ranks. */
-export function orderRules(db: Executor, namespaceKey: string, flagKey: string, ruleIds: readonly string[]): Promise<void> {
+export function orderRules(
+  db: Executor,
+  namespaceKey: string,
+  flagKey: string,
+  ruleIds: readonly string[],
+): Promise<void> {
   return setRanks(db, 'rules', namespaceKey, flagKey, ruleIds);
 }
 

@@ -2,7 +2,7 @@
 // number of times on serialization failures (PostgreSQL/CockroachDB 40001, MySQL deadlocks), with
 // driver errors turned into domain errors.
 
-import { type IsolationLevel, type Kysely, type Transaction, sql } from 'kysely';
+import { type IsolationLevel, type Kysely, sql, type Transaction } from 'kysely';
 import { CancelledError, DomainError, UnavailableError } from '../domain/errors.js';
 import { classifyDriverError } from './errors.js';
 import { revisionTag } from './evaluation-source.js';

@@ -23,7 +23,9 @@ const ALL: BackendName[] = ['sqlite', 'postgres', 'mysql'];
 
 export function testBackends(env: NodeJS.ProcessEnv = process.env): Backend[] {
   const wanted = env.VEXIL_TEST_BACKENDS
-    ? env.VEXIL_TEST_BACKENDS.split(',').map((s) => s.trim()).filter(Boolean)
+    ? env.VEXIL_TEST_BACKENDS.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
     : ALL;
   return ALL.map((name): Backend => {
     if (!wanted.includes(name)) return { name, skipReason: `not in VEXIL_TEST_BACKENDS=${env.VEXIL_TEST_BACKENDS}` };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../src/storage/db.js';
+import { type Db, openDb } from '../../src/storage/db.js';
 import { migrateToLatest } from '../../src/storage/migrations/index.js';
 import { createTestDatabase, describeEachBackend, type TestDatabase } from '../helpers/backends.js';
 

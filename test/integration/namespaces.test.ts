@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachBackend } from '../helpers/backends.js';
 import { call, startTestApp, type TestApp } from '../helpers/app.js';
+import { describeEachBackend } from '../helpers/backends.js';
 
 describeEachBackend('namespaces API', (backend) => {
   let t: TestApp;
@@ -18,7 +18,11 @@ describeEachBackend('namespaces API', (backend) => {
   });
 
   it('creates, reads, updates and deletes a namespace', async () => {
-    const created = await call(t.app, 'POST', '/api/v1/namespaces', { key: 'staging', name: 'Staging', description: 'S' });
+    const created = await call(t.app, 'POST', '/api/v1/namespaces', {
+      key: 'staging',
+      name: 'Staging',
+      description: 'S',
+    });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ key: 'staging', name: 'Staging', description: 'S', protected: false });
     expect(created.body.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
@@ -59,11 +63,23 @@ describeEachBackend('namespaces API', (backend) => {
 
   it('answers client mistakes with 4xx and the Flipt error body', async () => {
     const cases: [string, string, unknown, number, string][] = [
-      ['POST', '/api/v1/namespaces', { key: 'bad key', name: 'x' }, 400, 'invalid field key: contains invalid characters'],
+      [
+        'POST',
+        '/api/v1/namespaces',
+        { key: 'bad key', name: 'x' },
+        400,
+        'invalid field key: contains invalid characters',
+      ],
       ['POST', '/api/v1/namespaces', { name: 'x' }, 400, 'invalid field key: must not be empty'],
       ['POST', '/api/v1/namespaces', { key: 'nn' }, 400, 'invalid field name: must not be empty'],
       ['POST', '/api/v1/namespaces', { key: 'default', name: 'x' }, 400, 'namespace "default" is not unique'],
-      ['POST', '/api/v1/namespaces', { key: 'x'.repeat(256), name: 'x' }, 400, 'invalid field key: must not be longer than 255 characters'],
+      [
+        'POST',
+        '/api/v1/namespaces',
+        { key: 'x'.repeat(256), name: 'x' },
+        400,
+        'invalid field key: must not be longer than 255 characters',
+      ],
       ['POST', '/api/v1/namespaces', '{"key":', 400, 'request body is not valid JSON'],
       ['POST', '/api/v1/namespaces', { key: 12, name: 'x' }, 400, 'invalid field key: must be string'],
       ['GET', '/api/v1/namespaces/missing', undefined, 404, 'namespace "missing" not found'],
@@ -85,7 +101,11 @@ describeEachBackend('namespaces API', (backend) => {
   });
 
   it('rejects bodies over the limit with 413', async () => {
-    const res = await call(t.app, 'POST', '/api/v1/namespaces', { key: 'big', name: 'x', description: 'x'.repeat(1024 * 1024 + 10) });
+    const res = await call(t.app, 'POST', '/api/v1/namespaces', {
+      key: 'big',
+      name: 'x',
+      description: 'x'.repeat(1024 * 1024 + 10),
+    });
     expect(res.status).toBe(413);
     expect(res.body).toMatchObject({ code: 8, details: [] });
   });

@@ -6,7 +6,8 @@
 import { type ColumnDefinitionBuilder, type Kysely, type Migration, sql } from 'kysely';
 import type { DialectName } from '../db.js';
 
-type Db = Kysely<any>; // biome-ignore lint/suspicious/noExplicitAny: migrations run on the schema builder, before types exist
+// biome-ignore lint/suspicious/noExplicitAny: migrations run on the schema builder, before types exist
+type Db = Kysely<any>;
 type Col = (c: ColumnDefinitionBuilder) => ColumnDefinitionBuilder;
 
 const notNull: Col = (c) => c.notNull();
@@ -18,8 +19,7 @@ export function initialSchema(dialect: DialectName): Migration {
     dialect === 'mysql' ? builder.modifyEnd(sql`default character set utf8mb4 collate utf8mb4_bin`) : builder;
   // Timestamps keep milliseconds; PostgreSQL's timestamptz and MySQL's DATETIME(3) read back as UTC
   // Dates (the MySQL pool runs with timezone 'Z'); SQLite keeps ISO-8601 text.
-  const timestamp =
-    dialect === 'mysql' ? sql`datetime(3)` : dialect === 'sqlite' ? sql`text` : sql`timestamptz`;
+  const timestamp = dialect === 'mysql' ? sql`datetime(3)` : dialect === 'sqlite' ? sql`text` : sql`timestamptz`;
   const bool = dialect === 'sqlite' ? sql`integer` : sql`boolean`;
   const float = dialect === 'sqlite' ? sql`real` : dialect === 'mysql' ? sql`float` : sql`real`;
   const varchar = sql`varchar(255)`;
@@ -85,8 +85,12 @@ export function initialSchema(dialect: DialectName): Migration {
       // SQLite resolves foreign keys lazily, so the flag → default variant key can be declared before
       // the variants table exists; the other dialects get it by ALTER TABLE below.
       if (dialect === 'sqlite') {
-        flags = flags.addForeignKeyConstraint('flags_default_variant_fk', ['default_variant_id'], 'variants', ['id'], (fk) =>
-          fk.onDelete('set null'),
+        flags = flags.addForeignKeyConstraint(
+          'flags_default_variant_fk',
+          ['default_variant_id'],
+          'variants',
+          ['id'],
+          (fk) => fk.onDelete('set null'),
         );
       }
       await flags.execute();
@@ -105,8 +109,12 @@ export function initialSchema(dialect: DialectName): Migration {
         .addColumn('created_at', timestamp, notNull)
         .addColumn('updated_at', timestamp, notNull)
         .addUniqueConstraint('variants_namespace_flag_key_unique', ['namespace_key', 'flag_key', 'key'])
-        .addForeignKeyConstraint('variants_flag_fk', ['namespace_key', 'flag_key'], 'flags', ['namespace_key', 'key'], (fk) =>
-          fk.onDelete('cascade'),
+        .addForeignKeyConstraint(
+          'variants_flag_fk',
+          ['namespace_key', 'flag_key'],
+          'flags',
+          ['namespace_key', 'key'],
+          (fk) => fk.onDelete('cascade'),
         )
         .execute();
 
@@ -170,8 +178,12 @@ export function initialSchema(dialect: DialectName): Migration {
         .addColumn('segment_operator', 'integer', (c) => c.notNull().defaultTo(0))
         .addColumn('created_at', timestamp, notNull)
         .addColumn('updated_at', timestamp, notNull)
-        .addForeignKeyConstraint('rules_flag_fk', ['namespace_key', 'flag_key'], 'flags', ['namespace_key', 'key'], (fk) =>
-          fk.onDelete('cascade'),
+        .addForeignKeyConstraint(
+          'rules_flag_fk',
+          ['namespace_key', 'flag_key'],
+          'flags',
+          ['namespace_key', 'key'],
+          (fk) => fk.onDelete('cascade'),
         )
         .execute();
 
@@ -222,8 +234,12 @@ export function initialSchema(dialect: DialectName): Migration {
         .addColumn('rank', 'integer', (c) => c.notNull().defaultTo(1))
         .addColumn('created_at', timestamp, notNull)
         .addColumn('updated_at', timestamp, notNull)
-        .addForeignKeyConstraint('rollouts_flag_fk', ['namespace_key', 'flag_key'], 'flags', ['namespace_key', 'key'], (fk) =>
-          fk.onDelete('cascade'),
+        .addForeignKeyConstraint(
+          'rollouts_flag_fk',
+          ['namespace_key', 'flag_key'],
+          'flags',
+          ['namespace_key', 'key'],
+          (fk) => fk.onDelete('cascade'),
         )
         .execute();
 
@@ -262,9 +278,17 @@ export function initialSchema(dialect: DialectName): Migration {
         .addColumn('namespace_key', varchar, notNull)
         .addColumn('segment_key', varchar, notNull)
         .addColumn('position', 'integer', (c) => c.notNull().defaultTo(0))
-        .addPrimaryKeyConstraint('rollout_segment_references_pkey', ['rollout_segment_id', 'namespace_key', 'segment_key'])
-        .addForeignKeyConstraint('rollout_segment_references_fk', ['rollout_segment_id'], 'rollout_segments', ['id'], (fk) =>
-          fk.onDelete('cascade'),
+        .addPrimaryKeyConstraint('rollout_segment_references_pkey', [
+          'rollout_segment_id',
+          'namespace_key',
+          'segment_key',
+        ])
+        .addForeignKeyConstraint(
+          'rollout_segment_references_fk',
+          ['rollout_segment_id'],
+          'rollout_segments',
+          ['id'],
+          (fk) => fk.onDelete('cascade'),
         )
         .addForeignKeyConstraint(
           'rollout_segment_references_segment_fk',
