@@ -22,7 +22,7 @@ import { type Db, dialectOf, openDb, waitForDb } from '../storage/db.js';
 import { migrateToLatest } from '../storage/migrations/index.js';
 import { readRevisionTag } from '../storage/transaction.js';
 import { createQueryObserver } from '../telemetry/db.js';
-import { grpcTelemetryInterceptor } from '../telemetry/grpc.js';
+import { grpcTelemetryInterceptor, routeGrpcLogs } from '../telemetry/grpc.js';
 import { createLogger } from '../telemetry/logger.js';
 import { createMetrics, type Metrics } from '../telemetry/metrics.js';
 import { createTracing, type Tracing } from '../telemetry/tracing.js';
@@ -146,6 +146,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   installTiers(http, { config, revisionOf: (namespaceKey) => readRevisionTag(db.kysely, namespaceKey) });
   await registerRoutes(http, { config, services, health });
   await http.ready();
+  routeGrpcLogs(logger, config.log.grpc_level);
   const grpc = buildGrpcServer(health, { interceptors: [grpcTelemetryInterceptor({ metrics, tracing, logger })] });
   const stopCountingCleanups = onAuthTokenCleanup((run) => {
     if (run.instance === tokenCleanup?.instance) metrics.tokensDeleted(run.deleted);

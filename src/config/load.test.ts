@@ -50,6 +50,55 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ file, env: {} })).not.toThrow();
   });
 
+  it("accepts Flipt's log section: panic as fatal, grpc_level, and the keys of a line", () => {
+    const file = yamlFile(
+      'log:\n  level: PANIC\n  grpc_level: DEBUG\n  encoding: console\n  keys:\n    time: T\n    level: L\n    message: M\n',
+    );
+    const { log } = loadConfig({ file, env: {} });
+    expect(log).toMatchObject({ level: 'fatal', grpc_level: 'debug', encoding: 'console' });
+    expect(log.keys).toEqual({ time: 'T', level: 'L', message: 'M' });
+    const defaults = loadConfig({ env: {} }).log;
+    expect(defaults.grpc_level).toBe('error');
+    expect(defaults.keys).toEqual({ time: 'time', level: 'level', message: 'msg' });
+    expect(loadConfig({ env: { VEXIL_LOG_KEYS_MESSAGE: 'message' } }).log.keys.message).toBe('message');
+    expect(() => loadConfig({ file: yamlFile('log:\n  keys:\n    time: ""\n'), env: {} })).toThrow(/log\.keys\.time/);
+  });
+
+  it("builds db.url from Flipt's protocol, host, port, name, user and password", () => {
+    const file = yamlFile(
+      'db:\n  protocol: postgres\n  host: db.internal\n  port: 5433\n  name: flags\n  user: flipt\n' +
+        '  password: "p@ss:w/rd%"\n  prepared_statements_enabled: false\n',
+    );
+    const config = loadConfig({ file, env: {} });
+    expect(config.db.url).toBe('postgres://flipt:p%40ss%3Aw%2Frd%25@db.internal:5433/flags');
+    const url = new URL(config.db.url);
+    expect(decodeURIComponent(url.password)).toBe('p@ss:w/rd%');
+    // The password shows in neither field of /meta/config.
+    const shown = JSON.stringify(redactConfig(config));
+    expect(shown).not.toContain('p%40ss');
+    expect(shown).not.toContain('p@ss');
+
+    const cockroach = loadConfig({
+      env: { VEXIL_DB_PROTOCOL: 'cockroach', VEXIL_DB_HOST: 'crdb', VEXIL_DB_NAME: 'flipt', VEXIL_DB_USER: 'root' },
+    });
+    expect(cockroach.db.url).toBe('cockroachdb://root@crdb/flipt');
+    const mysql = loadConfig({ env: { VEXIL_DB_PROTOCOL: 'mysql', VEXIL_DB_HOST: 'm', VEXIL_DB_NAME: 'f' } });
+    expect(mysql.db.url).toBe('mysql://m/f');
+    // As in Flipt, an explicit url wins over the parts; with neither, the default SQLite file.
+    expect(loadConfig({ env: { VEXIL_DB_URL: 'file:x.db', VEXIL_DB_HOST: 'ignored' } }).db.url).toBe('file:x.db');
+    expect(loadConfig({ env: {} }).db.url).toBe('file:./data/vexil.db');
+  });
+
+  it.each([
+    [{ VEXIL_DB_HOST: 'db' }, /db\.protocol: required when db\.url is not set/],
+    [{ VEXIL_DB_PROTOCOL: 'postgres', VEXIL_DB_NAME: 'f' }, /db\.host: required/],
+    [{ VEXIL_DB_PROTOCOL: 'postgres', VEXIL_DB_HOST: 'db' }, /db\.name: required/],
+    [{ VEXIL_DB_PROTOCOL: 'sqlite', VEXIL_DB_HOST: 'h', VEXIL_DB_NAME: 'f' }, /SQLite is named by db\.url/],
+    [{ VEXIL_DB_PROTOCOL: 'postgres', VEXIL_DB_HOST: 'a b', VEXIL_DB_NAME: 'f' }, /db\.host: "a b" is not a host name/],
+  ])('rejects incomplete db parts %j', (env, message) => {
+    expect(() => loadConfig({ env })).toThrow(message);
+  });
+
   it.each([
     ['server:\n  http_port: eighty\n', /server\.http_port/],
     ['server:\n  nope: 1\n', /unknown key\(s\) nope/],

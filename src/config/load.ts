@@ -151,6 +151,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
     if (value !== undefined) setPath(raw, leaf.path, fromEnvString(value, leaf));
   }
   if (options.overrides) raw = deepMerge(raw, options.overrides);
+  resolveDbUrl(raw);
 
   const withDefaults = Value.Default(ConfigSchema, raw);
   const errors = [...Value.Errors(ConfigSchema, withDefaults)];
@@ -172,8 +173,57 @@ export function loadConfig(options: LoadOptions = {}): Config {
     }
   }
   const config = withDefaults as Config;
-  config.log.level = String(config.log.level).toLowerCase() as Config['log']['level'];
+  config.log.level = pinoLevel(config.log.level) as Config['log']['level'];
+  config.log.grpc_level = pinoLevel(config.log.grpc_level) as Config['log']['grpc_level'];
   return config;
+}
+
+/** A configured level as pino names it: lower case, Go's `panic` as `fatal`. */
+function pinoLevel(level: string): string {
+  const lower = String(level).toLowerCase();
+  return lower === 'panic' ? 'fatal' : lower;
+}
+
+/** Flipt's db.protocol values and the URL scheme each stands for here. */
+const DB_SCHEMES: Readonly<Record<string, string>> = {
+  postgres: 'postgres',
+  mysql: 'mysql',
+  cockroachdb: 'cockroachdb',
+  cockroach: 'cockroachdb',
+};
+const DB_PARTS = ['protocol', 'host', 'port', 'name', 'user', 'password'];
+
+/**
+ * Flipt's second way to name the database: db.protocol, host, port, name, user and password instead of
+ * db.url. As in Flipt, an explicit url wins; without one, any part set means the URL is built from them
+ * (protocol://user:password@host:port/name), and protocol, host and name are required.
+ */
+function resolveDbUrl(raw: Json): void {
+  const db = raw.db;
+  if (db === null || typeof db !== 'object' || Array.isArray(db)) return;
+  const parts = db as Json;
+  if (parts.url !== undefined || !DB_PARTS.some((k) => parts[k] !== undefined && parts[k] !== '')) return;
+  const text = (key: string) => (parts[key] === undefined ? '' : String(parts[key]));
+  for (const key of ['protocol', 'host', 'name']) {
+    if (text(key) === '') throw new ConfigError(`invalid config at db.${key}: required when db.url is not set`);
+  }
+  const scheme = DB_SCHEMES[text('protocol').toLowerCase()];
+  if (scheme === undefined) {
+    throw new ConfigError(
+      `invalid config at db.protocol: "${text('protocol')}" cannot be used without db.url ` +
+        `(postgres, mysql, cockroachdb; SQLite is named by db.url: file:<path>)`,
+    );
+  }
+  const host = text('port') === '' || text('port') === '0' ? text('host') : `${text('host')}:${text('port')}`;
+  const url = new URL(`${scheme}://host.invalid`);
+  url.host = host; // the setter leaves the URL as it was when the text is no host
+  if (url.host !== host.toLowerCase()) {
+    throw new ConfigError(`invalid config at db.host: "${text('host')}" is not a host name`);
+  }
+  url.pathname = `/${encodeURIComponent(text('name'))}`;
+  url.username = encodeURIComponent(text('user'));
+  url.password = encodeURIComponent(text('password'));
+  parts.url = url.toString();
 }
 
 /** A validated duration in milliseconds. */

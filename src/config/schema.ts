@@ -9,17 +9,28 @@ const Duration = (defaultValue: string, description: string) =>
 const Section = <T extends Type.TProperties>(properties: T) =>
   Type.Object(properties, { default: {}, additionalProperties: false });
 
+/** Flipt's log levels, in any case; `panic` (Go's) is logged as fatal. */
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'panic'];
+const LogLevel = (defaultValue: string) =>
+  Type.Union(
+    [...LOG_LEVELS, ...LOG_LEVELS.map((l) => l.toUpperCase())].map((l) => Type.Literal(l)),
+    { default: defaultValue },
+  );
+
 export const ConfigSchema = Type.Object(
   {
     version: Type.Optional(Type.String()),
     log: Section({
-      level: Type.Union(
-        ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'].map(
-          (l) => Type.Literal(l),
-        ),
-        { default: 'info' },
-      ),
+      level: LogLevel('info'),
+      /** Level of @grpc/grpc-js's own messages (Flipt's key); they join the log at that level. */
+      grpc_level: LogLevel('error'),
       encoding: Type.Union([Type.Literal('json'), Type.Literal('console')], { default: 'json' }),
+      /** Names of the time, level and message fields of a log line (Flipt's keys; pino's names by default). */
+      keys: Section({
+        time: Type.String({ default: 'time', minLength: 1 }),
+        level: Type.String({ default: 'level', minLength: 1 }),
+        message: Type.String({ default: 'msg', minLength: 1 }),
+      }),
       /** Write logs to this file instead of stdout ('' = stdout). */
       file: Type.String({ default: '' }),
       /** Successful evaluation requests are logged at this level; info would halve throughput. */
@@ -39,6 +50,16 @@ export const ConfigSchema = Type.Object(
     }),
     db: Section({
       url: Type.String({ default: 'file:./data/vexil.db' }),
+      // Flipt's alternative to `url`: when any of these is set and `url` is not, load.ts builds the
+      // URL from them (protocol, host and name required).
+      protocol: Type.String({ default: '' }),
+      host: Type.String({ default: '' }),
+      port: Type.Integer({ default: 0, minimum: 0, maximum: 65535 }),
+      name: Type.String({ default: '' }),
+      user: Type.String({ default: '' }),
+      password: Type.String({ default: '', 'x-secret': true }),
+      /** Accepted for Flipt config files: the PostgreSQL driver never keeps named prepared statements. */
+      prepared_statements_enabled: Type.Boolean({ default: true }),
       max_open_conn: Type.Integer({ default: 10, minimum: 1 }),
       max_idle_conn: Type.Integer({ default: 2, minimum: 0 }),
       conn_max_idle_time: Duration('30s', 'idle connections are closed after this'),

@@ -1,9 +1,19 @@
 // gRPC telemetry as one server interceptor (covers every service registered on the server): call
 // metrics by full method name and status code, one log line per call (failures at info or above,
 // successes at debug), and (tracing on) a server span per call that continues the `traceparent` of
-// the request metadata and is active while the handler runs.
+// the request metadata and is active while the handler runs. Also: @grpc/grpc-js's own messages, into
+// the process log at `log.grpc_level`.
 
-import { status as GrpcStatus, type Metadata, ServerInterceptingCall, type ServerInterceptor } from '@grpc/grpc-js';
+import { format } from 'node:util';
+import {
+  status as GrpcStatus,
+  logVerbosity as LogVerbosity,
+  type Metadata,
+  ServerInterceptingCall,
+  type ServerInterceptor,
+  setLogger,
+  setLogVerbosity,
+} from '@grpc/grpc-js';
 import type { Context, Span, TextMapGetter } from '@opentelemetry/api';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ATTR_RPC_METHOD, ATTR_RPC_SYSTEM_NAME } from '@opentelemetry/semantic-conventions';
@@ -25,6 +35,36 @@ const metadataGetter: TextMapGetter<Metadata> = {
     return values.map((v) => (typeof v === 'string' ? v : v.toString('utf8')));
   },
 };
+
+/** grpc-js has three severities: pino's trace and debug are its DEBUG, warn its ERROR, fatal none. */
+const GRPC_VERBOSITY: Readonly<Record<string, number>> = {
+  trace: LogVerbosity.DEBUG,
+  debug: LogVerbosity.DEBUG,
+  info: LogVerbosity.INFO,
+  warn: LogVerbosity.ERROR,
+  error: LogVerbosity.ERROR,
+  fatal: LogVerbosity.NONE,
+  silent: LogVerbosity.NONE,
+};
+
+/**
+ * Sends @grpc/grpc-js's messages (otherwise written to stderr with its own format) to `logger` as lines
+ * with `component: "grpc"`, keeping those at `level` (Flipt's log.grpc_level) and above. grpc-js has
+ * one logger per process: the last call wins.
+ */
+export function routeGrpcLogs(logger: Logger, level: string): void {
+  const grpcLogger = logger.child({ component: 'grpc' }, { level });
+  const line =
+    (write: (message: string) => void) =>
+    (message?: unknown, ...params: unknown[]) =>
+      write(format(message, ...params));
+  setLogger({
+    error: line((m) => grpcLogger.error(m)),
+    info: line((m) => grpcLogger.info(m)),
+    debug: line((m) => grpcLogger.debug(m)),
+  });
+  setLogVerbosity(GRPC_VERBOSITY[level] ?? LogVerbosity.ERROR);
+}
 
 /** The status name of a gRPC code ('OK', 'NOT_FOUND', …); bounded, for labels. */
 export function grpcCodeName(code: number): string {

@@ -32,14 +32,29 @@ export interface LogConfig {
   level: string;
   encoding: Config['log']['encoding'];
   file?: string;
+  /** Field names of a line's time, level and message (Flipt's log.keys); pino's own by default. */
+  keys?: Partial<Config['log']['keys']>;
 }
 
+/** pino's own names for the time, level and message fields. */
+const PINO_KEYS = { time: 'time', level: 'level', message: 'msg' };
+
 export function createLogger(config: LogConfig, destination?: DestinationStream): Logger {
+  const keys = { ...PINO_KEYS, ...config.keys };
   const options: pino.LoggerOptions = {
     level: String(config.level).toLowerCase(),
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     base: { service: 'vexil' },
+    messageKey: keys.message,
   };
+  // Only renamed fields get custom writers: pino's defaults are its fastest path.
+  if (keys.time !== PINO_KEYS.time) {
+    const prefix = `,${JSON.stringify(keys.time)}:`;
+    options.timestamp = () => prefix + Date.now();
+  }
+  if (keys.level !== PINO_KEYS.level) {
+    options.formatters = { level: (_label, number) => ({ [keys.level]: number }) };
+  }
   if (destination) return pino(options, destination);
   const file = config.file ?? '';
   if (config.encoding === 'console') {
@@ -51,6 +66,9 @@ export function createLogger(config: LogConfig, destination?: DestinationStream)
           colorize: file === '' && process.stdout.isTTY === true,
           destination: file === '' ? 1 : file,
           mkdir: true,
+          messageKey: keys.message,
+          levelKey: keys.level,
+          timestampKey: keys.time,
         },
       },
     });
