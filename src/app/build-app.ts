@@ -147,7 +147,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await registerRoutes(http, { config, services, health });
   await http.ready();
   routeGrpcLogs(logger, config.log.grpc_level);
-  const grpc = buildGrpcServer(health, { interceptors: [grpcTelemetryInterceptor({ metrics, tracing, logger })] });
+  const grpc = buildGrpcServer(health, {
+    interceptors: [grpcTelemetryInterceptor({ metrics, tracing, logger })],
+    connMaxIdleMs: ms(config.server.grpc_conn_max_idle_time),
+    connMaxAgeMs: ms(config.server.grpc_conn_max_age),
+    connMaxAgeGraceMs: ms(config.server.grpc_conn_max_age_grace),
+  });
   const stopCountingCleanups = onAuthTokenCleanup((run) => {
     if (run.instance === tokenCleanup?.instance) metrics.tokensDeleted(run.deleted);
   });

@@ -64,6 +64,31 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ file: yamlFile('log:\n  keys:\n    time: ""\n'), env: {} })).toThrow(/log\.keys\.time/);
   });
 
+  it("accepts Flipt's server keys; https is refused with the way to get it", () => {
+    const file = yamlFile(
+      'server:\n  protocol: http\n  https_port: 8443\n  cert_file: /etc/flipt/cert.pem\n  cert_key: /etc/flipt/key.pem\n' +
+        '  grpc_conn_max_idle_time: 5m\n  grpc_conn_max_age: 1h\n  grpc_conn_max_age_grace: 30s\n',
+    );
+    const { server } = loadConfig({ file, env: {} });
+    expect(server).toMatchObject({ protocol: 'http', https_port: 8443, grpc_conn_max_age: '1h' });
+    expect(loadConfig({ env: {} }).server.grpc_conn_max_idle_time).toBe('0');
+    expect(() => loadConfig({ env: { VEXIL_SERVER_PROTOCOL: 'https' } })).toThrow(
+      /server\.protocol: https is not served by Vexil; terminate TLS in a proxy/,
+    );
+    expect(() => loadConfig({ env: { VEXIL_SERVER_GRPC_CONN_MAX_AGE: 'forever' } })).toThrow(/not a duration/);
+  });
+
+  it("accepts Flipt's tracing.propagators, from YAML or as a list in one variable", () => {
+    expect(loadConfig({ env: {} }).tracing.propagators).toEqual(['tracecontext', 'baggage']);
+    const file = yamlFile('tracing:\n  propagators: [baggage]\n');
+    expect(loadConfig({ file, env: {} }).tracing.propagators).toEqual(['baggage']);
+    const env = { VEXIL_TRACING_PROPAGATORS: 'tracecontext, baggage none' };
+    expect(loadConfig({ env }).tracing.propagators).toEqual(['tracecontext', 'baggage', 'none']);
+    expect(() => loadConfig({ env: { VEXIL_TRACING_PROPAGATORS: 'tracecontext,b3' } })).toThrow(
+      /tracing\.propagators\.1: "b3" is not one of "tracecontext", "baggage", "none"/,
+    );
+  });
+
   it("builds db.url from Flipt's protocol, host, port, name, user and password", () => {
     const file = yamlFile(
       'db:\n  protocol: postgres\n  host: db.internal\n  port: 5433\n  name: flags\n  user: flipt\n' +
@@ -104,6 +129,8 @@ describe('loadConfig', () => {
     ['server:\n  nope: 1\n', /unknown key\(s\) nope/],
     ['cache:\n  ttl: soon\n', /cache\.ttl: "soon" is not a duration/],
     ['version: "2.0"\n', /version "2.0" is not supported/],
+    ['metrics:\n  exporter: otlp\n', /metrics\.exporter: "otlp" is not one of "prometheus"$/],
+    ['log:\n  encoding: text\n', /log\.encoding: "text" is not one of "json", "console"$/],
     ['server: [1, 2\n', /not valid YAML/],
   ])('rejects %j with one clear message', (text, message) => {
     expect(() => loadConfig({ file: yamlFile(text), env: {} })).toThrow(message);

@@ -56,6 +56,9 @@ function fromEnvString(raw: string, leaf: Leaf): unknown {
       }
       return n;
     }
+    case 'array':
+      // A list, as Flipt reads one from its environment: values apart by commas or spaces.
+      return raw.split(/[\s,]+/).filter((v) => v !== '');
     default:
       return raw;
   }
@@ -160,7 +163,16 @@ export function loadConfig(options: LoadOptions = {}): Config {
   if (first) {
     const where = first.instancePath.replace(/^\//, '').replaceAll('/', '.') || '(top level)';
     const extra = (first.params as { additionalProperties?: string[] }).additionalProperties;
-    const detail = extra ? `unknown key(s) ${extra.join(', ')}` : first.message;
+    // A value outside a set of constants (an enum) names the accepted ones.
+    const allowed = errors
+      .filter((e) => e.instancePath === first.instancePath && e.keyword === 'const')
+      .map((e) => JSON.stringify((e.params as { allowedValue?: unknown }).allowedValue));
+    const value = getPath(withDefaults, first.instancePath.split('/').slice(1));
+    const detail = extra
+      ? `unknown key(s) ${extra.join(', ')}`
+      : allowed.length > 0
+        ? `${JSON.stringify(value)} is not one of ${allowed.join(', ')}`
+        : first.message;
     throw new ConfigError(`invalid config at ${where}: ${detail}`);
   }
   for (const leaf of leaves) {
@@ -173,6 +185,11 @@ export function loadConfig(options: LoadOptions = {}): Config {
     }
   }
   const config = withDefaults as Config;
+  if (config.server.protocol === 'https') {
+    throw new ConfigError(
+      'invalid config at server.protocol: https is not served by Vexil; terminate TLS in a proxy or load balancer in front of it',
+    );
+  }
   config.log.level = pinoLevel(config.log.level) as Config['log']['level'];
   config.log.grpc_level = pinoLevel(config.log.grpc_level) as Config['log']['grpc_level'];
   return config;

@@ -47,6 +47,15 @@ export const ConfigSchema = Type.Object(
       /** Largest request body accepted, in bytes; larger ones get 413. */
       body_limit: Type.Integer({ default: 1024 * 1024, minimum: 1 }),
       shutdown_timeout: Duration('10s', 'how long in-flight requests may drain at shutdown'),
+      /** Flipt's; only http here (load.ts rejects https: TLS is terminated in front of Vexil). */
+      protocol: Type.Union([Type.Literal('http'), Type.Literal('https')], { default: 'http' }),
+      /** Accepted for Flipt config files; used by Flipt only with protocol https. */
+      https_port: Type.Integer({ default: 443, minimum: 0, maximum: 65535 }),
+      cert_file: Type.String({ default: '' }),
+      cert_key: Type.String({ default: '' }),
+      grpc_conn_max_idle_time: Duration('0', 'a gRPC connection idle this long is closed; 0: never'),
+      grpc_conn_max_age: Duration('0', 'a gRPC connection is asked to close at this age; 0: never'),
+      grpc_conn_max_age_grace: Duration('0', 'calls may finish this long after max age; 0: no limit'),
     }),
     db: Section({
       url: Type.String({ default: 'file:./data/vexil.db' }),
@@ -140,6 +149,10 @@ export const ConfigSchema = Type.Object(
       enabled: Type.Boolean({ default: false }),
       exporter: Type.Literal('otlp', { default: 'otlp' }),
       sampling_ratio: Type.Number({ default: 1, minimum: 0, maximum: 1 }),
+      /** Flipt's; `tracecontext` continues an incoming traceparent (telemetry/tracing.ts). */
+      propagators: Type.Array(Type.Union(['tracecontext', 'baggage', 'none'].map((p) => Type.Literal(p))), {
+        default: ['tracecontext', 'baggage'],
+      }),
       otlp: Section({
         endpoint: Type.String({ default: 'http://localhost:4318' }),
         headers: Type.Record(Type.String(), Type.String(), { default: {}, 'x-secret': true }),

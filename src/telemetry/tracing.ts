@@ -45,6 +45,11 @@ export interface TracingConfig {
   enabled: boolean;
   exporter: 'otlp';
   sampling_ratio: number;
+  /**
+   * Flipt's tracing.propagators: an incoming traceparent is continued only with `tracecontext` in the
+   * list (the default). `baggage` is accepted; Vexil makes no outbound call that would carry it.
+   */
+  propagators?: readonly string[];
   otlp: { endpoint: string; headers: Record<string, string> };
 }
 
@@ -147,7 +152,9 @@ export class Tracing {
     if (!config.enabled) return;
     const sdk = loadSdk();
     const { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } = sdk.trace;
-    this.#propagator = new sdk.core.W3CTraceContextPropagator();
+    if ((config.propagators ?? ['tracecontext']).includes('tracecontext')) {
+      this.#propagator = new sdk.core.W3CTraceContextPropagator();
+    }
     const exporter = new sdk.exporter.OTLPTraceExporter({
       url: otlpTracesUrl(config.otlp.endpoint),
       headers: { ...config.otlp.headers },

@@ -304,6 +304,30 @@ describe('tracing switches', () => {
   });
 });
 
+describe('tracing.propagators', () => {
+  it('continues an incoming traceparent only with tracecontext in the list', async () => {
+    const traceId = hex(16);
+    const parentSpanId = hex(8);
+    const carrier = { traceparent: `00-${traceId}-${parentSpanId}-01` };
+    // Nothing is exported: the collector address only has to be a URL.
+    const otlp = { endpoint: 'http://127.0.0.1:9', headers: {} };
+    const config = { enabled: true, exporter: 'otlp' as const, sampling_ratio: 1, otlp };
+    const remoteParent = (tracing: Tracing) => trace.getSpanContext(tracing.extract(carrier));
+    const withDefault = new Tracing(config);
+    const withTraceContext = new Tracing({ ...config, propagators: ['tracecontext', 'baggage'] });
+    const withoutIt = new Tracing({ ...config, propagators: ['baggage'] });
+    const withNone = new Tracing({ ...config, propagators: ['none'] });
+    try {
+      expect(remoteParent(withDefault)?.spanId).toBe(parentSpanId);
+      expect(remoteParent(withTraceContext)?.traceId).toBe(traceId);
+      expect(remoteParent(withoutIt)).toBeUndefined();
+      expect(remoteParent(withNone)).toBeUndefined();
+    } finally {
+      await Promise.all([withDefault, withTraceContext, withoutIt, withNone].map((t) => t.shutdown()));
+    }
+  });
+});
+
 describe('tracing on a bare HTTP app', () => {
   // Test-only routes (the real hooks and error handler): a failure the real routes cannot produce on demand.
   it('marks a 5xx span as an error with the exception, and a 404 answer without one', async () => {

@@ -13,10 +13,23 @@ export interface GrpcServer {
 export interface GrpcServerOptions {
   /** Run around every call of every service (telemetry/grpc.ts: metrics, logs, spans). */
   interceptors?: ServerInterceptor[];
+  /** Connection limits in ms (Flipt's server.grpc_conn_*); 0 or absent: grpc-js's default (none). */
+  connMaxIdleMs?: number;
+  connMaxAgeMs?: number;
+  connMaxAgeGraceMs?: number;
+}
+
+/** grpc-js channel options for the connection limits that are set. */
+export function connectionLimits(options: GrpcServerOptions): Record<string, number> {
+  const limits: Record<string, number> = {};
+  if (options.connMaxIdleMs) limits['grpc.max_connection_idle_ms'] = options.connMaxIdleMs;
+  if (options.connMaxAgeMs) limits['grpc.max_connection_age_ms'] = options.connMaxAgeMs;
+  if (options.connMaxAgeGraceMs) limits['grpc.max_connection_age_grace_ms'] = options.connMaxAgeGraceMs;
+  return limits;
 }
 
 export function buildGrpcServer(health: HealthState, options: GrpcServerOptions = {}): GrpcServer {
-  const server = new Server({ interceptors: options.interceptors ?? [] });
+  const server = new Server({ interceptors: options.interceptors ?? [], ...connectionLimits(options) });
   const healthService = new HealthImplementation({ '': health.status() });
   const setStatus = (status: 'SERVING' | 'NOT_SERVING') => {
     healthService.setStatus('', status);

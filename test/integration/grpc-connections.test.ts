@@ -1,0 +1,63 @@
+// Flipt's server.grpc_conn_* limits on the real gRPC server: with grpc_conn_max_idle_time a client's
+// idle connection is closed by the server (the channel falls back to IDLE); without it, it stays open.
+
+import { type Client, connectivityState, credentials, makeGenericClientConstructor } from '@grpc/grpc-js';
+import { service as healthService } from 'grpc-health-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connectionLimits } from '../../src/api/grpc/server.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { testBackends } from '../helpers/backends.js';
+
+const sqlite = testBackends().find((b) => b.name === 'sqlite') ?? { name: 'sqlite' as const };
+
+type HealthClient = Client & { check(req: { service: string }, cb: (err: Error | null) => void): void };
+
+/** Connects, makes one call, then reports the channel's state after `waitMs` of idleness. */
+async function stateAfterIdle(port: number, waitMs: number): Promise<connectivityState> {
+  const Health = makeGenericClientConstructor(healthService, 'Health');
+  const client = new Health(`127.0.0.1:${port}`, credentials.createInsecure()) as unknown as HealthClient;
+  try {
+    await new Promise<void>((resolve, reject) =>
+      client.check({ service: '' }, (err) => (err ? reject(err) : resolve())),
+    );
+    const channel = client.getChannel();
+    expect(channel.getConnectivityState(false)).toBe(connectivityState.READY);
+    await new Promise<void>((resolve) =>
+      channel.watchConnectivityState(connectivityState.READY, Date.now() + waitMs, () => resolve()),
+    );
+    return channel.getConnectivityState(false);
+  } finally {
+    client.close();
+  }
+}
+
+describe('gRPC connection limits', () => {
+  let running: TestApp | undefined;
+  afterEach(async () => {
+    await running?.close();
+    running = undefined;
+  });
+
+  async function listen(server: Record<string, unknown>): Promise<number> {
+    running = await startTestApp(sqlite, { server: { host: '127.0.0.1', http_port: 0, grpc_port: 0, ...server } });
+    return (await running.app.listen()).grpcPort;
+  }
+
+  it('closes a connection idle for server.grpc_conn_max_idle_time', async () => {
+    const port = await listen({ grpc_conn_max_idle_time: '300ms' });
+    expect(await stateAfterIdle(port, 3_000)).toBe(connectivityState.IDLE);
+  });
+
+  it('keeps an idle connection open by default', async () => {
+    const port = await listen({});
+    expect(await stateAfterIdle(port, 1_000)).toBe(connectivityState.READY);
+  });
+
+  it('passes only the limits that are set to grpc-js', () => {
+    expect(connectionLimits({})).toEqual({});
+    expect(connectionLimits({ connMaxIdleMs: 0, connMaxAgeMs: 60_000, connMaxAgeGraceMs: 5_000 })).toEqual({
+      'grpc.max_connection_age_ms': 60_000,
+      'grpc.max_connection_age_grace_ms': 5_000,
+    });
+  });
+});
