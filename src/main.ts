@@ -49,7 +49,15 @@ async function serve(options: { config?: string }): Promise<void> {
   try {
     const { httpPort, grpcPort } = await app.listen();
     app.logger.info(
-      { httpPort, grpcPort, host: cfg.server.host, storage: app.db.describe, mode: cfg.server.mode, version: VERSION },
+      {
+        httpPort,
+        grpcPort,
+        protocol: cfg.server.protocol,
+        host: cfg.server.host,
+        storage: app.db.describe,
+        mode: cfg.server.mode,
+        version: VERSION,
+      },
       'vexil is serving',
     );
   } catch (err) {

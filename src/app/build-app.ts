@@ -1,6 +1,8 @@
 // The composition root: config → database → migrations → services → HTTP and gRPC servers.
 // buildApp never listens; `listen` (used by main.ts) does, and `close` undoes everything in order.
 
+import { readFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 import { buildGrpcServer, type GrpcServer } from '../api/grpc/server.js';
 import { HealthState } from '../api/health-state.js';
@@ -15,7 +17,7 @@ import { createSnapshotCache } from '../cache/database-loader.js';
 import { RedisCache } from '../cache/invalidation.js';
 import { RevisionPoller } from '../cache/revision-poller.js';
 import type { SnapshotCache } from '../cache/snapshot-cache.js';
-import { ms } from '../config/load.js';
+import { ConfigError, ms } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createServices, type Services } from '../services/index.js';
 import { type Db, dialectOf, openDb, waitForDb } from '../storage/db.js';
@@ -54,7 +56,31 @@ export interface BuildOptions {
   logger?: Logger;
 }
 
+/** The key and certificate of server.protocol https, read before anything else starts. */
+function readTls(server: Config['server']): { key: Buffer; cert: Buffer } | undefined {
+  if (server.protocol !== 'https') return undefined;
+  const read = (key: 'cert_file' | 'cert_key') => {
+    try {
+      return readFileSync(server[key]);
+    } catch (err) {
+      throw new ConfigError(`invalid config at server.${key}: cannot read ${server[key]} (${(err as Error).message})`);
+    }
+  };
+  const pair = { key: read('cert_key'), cert: read('cert_file') };
+  try {
+    // Fails now, with the file names, on a PEM that is not one or a key that does not match.
+    createSecureContext(pair);
+  } catch (err) {
+    throw new ConfigError(
+      `invalid config at server.cert_file/cert_key: ${server.cert_file} and ${server.cert_key} are not a ` +
+        `matching certificate and key (${(err as Error).message})`,
+    );
+  }
+  return pair;
+}
+
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
+  const tls = readTls(config.server);
   const logger = options.logger ?? createLogger(config.log);
   const metrics = createMetrics(config.metrics);
   const tracing = createTracing(config.tracing, {
@@ -136,6 +162,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const health = new HealthState();
   const http = await buildHttpApp({
     bodyLimit: config.server.body_limit,
+    tls,
     logger,
     version: VERSION,
     telemetry: { metrics, tracing, evaluationLogLevel: config.log.evaluation_level },
@@ -152,6 +179,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     connMaxIdleMs: ms(config.server.grpc_conn_max_idle_time),
     connMaxAgeMs: ms(config.server.grpc_conn_max_age),
     connMaxAgeGraceMs: ms(config.server.grpc_conn_max_age_grace),
+    tls,
   });
   const stopCountingCleanups = onAuthTokenCleanup((run) => {
     if (run.instance === tokenCleanup?.instance) metrics.tokensDeleted(run.deleted);
@@ -172,9 +200,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     snapshots,
     redisCache,
     async listen() {
-      await http.listen({ host: config.server.host, port: config.server.http_port });
+      // As in Flipt, https replaces http: the API, OFREP, health and dashboard move to https_port.
+      const port = tls ? config.server.https_port : config.server.http_port;
+      await http.listen({ host: config.server.host, port });
       const address = http.server.address();
-      const httpPort = typeof address === 'object' && address ? address.port : config.server.http_port;
+      const httpPort = typeof address === 'object' && address ? address.port : port;
       const grpcPort = await grpc.listen(config.server.host, config.server.grpc_port);
       tokenCleanup?.start();
       revisionPoller.start();

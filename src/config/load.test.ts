@@ -64,7 +64,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ file: yamlFile('log:\n  keys:\n    time: ""\n'), env: {} })).toThrow(/log\.keys\.time/);
   });
 
-  it("accepts Flipt's server keys; https is refused with the way to get it", () => {
+  it("accepts Flipt's server keys; https needs a certificate and its key", () => {
     const file = yamlFile(
       'server:\n  protocol: http\n  https_port: 8443\n  cert_file: /etc/flipt/cert.pem\n  cert_key: /etc/flipt/key.pem\n' +
         '  grpc_conn_max_idle_time: 5m\n  grpc_conn_max_age: 1h\n  grpc_conn_max_age_grace: 30s\n',
@@ -73,8 +73,14 @@ describe('loadConfig', () => {
     expect(server).toMatchObject({ protocol: 'http', https_port: 8443, grpc_conn_max_age: '1h' });
     expect(loadConfig({ env: {} }).server.grpc_conn_max_idle_time).toBe('0');
     expect(() => loadConfig({ env: { VEXIL_SERVER_PROTOCOL: 'https' } })).toThrow(
-      /server\.protocol: https is not served by Vexil; terminate TLS in a proxy/,
+      /server\.cert_file: required with https/,
     );
+    const https = loadConfig({ file, env: { VEXIL_SERVER_PROTOCOL: 'https' } }).server;
+    expect(https).toMatchObject({
+      protocol: 'https',
+      cert_file: '/etc/flipt/cert.pem',
+      cert_key: '/etc/flipt/key.pem',
+    });
     expect(() => loadConfig({ env: { VEXIL_SERVER_GRPC_CONN_MAX_AGE: 'forever' } })).toThrow(/not a duration/);
   });
 

@@ -186,9 +186,9 @@ export function loadConfig(options: LoadOptions = {}): Config {
   }
   const config = withDefaults as Config;
   if (config.server.protocol === 'https') {
-    throw new ConfigError(
-      'invalid config at server.protocol: https is not served by Vexil; terminate TLS in a proxy or load balancer in front of it',
-    );
+    for (const key of ['cert_file', 'cert_key'] as const) {
+      if (config.server[key] === '') throw new ConfigError(`invalid config at server.${key}: required with https`);
+    }
   }
   config.log.level = pinoLevel(config.log.level) as Config['log']['level'];
   config.log.grpc_level = pinoLevel(config.log.grpc_level) as Config['log']['grpc_level'];

@@ -47,11 +47,12 @@ export const ConfigSchema = Type.Object(
       /** Largest request body accepted, in bytes; larger ones get 413. */
       body_limit: Type.Integer({ default: 1024 * 1024, minimum: 1 }),
       shutdown_timeout: Duration('10s', 'how long in-flight requests may drain at shutdown'),
-      /** Flipt's; only http here (load.ts rejects https: TLS is terminated in front of Vexil). */
+      /** https: HTTP on https_port (not http_port) and gRPC over TLS, with cert_file and cert_key (PEM). */
       protocol: Type.Union([Type.Literal('http'), Type.Literal('https')], { default: 'http' }),
-      /** Accepted for Flipt config files; used by Flipt only with protocol https. */
       https_port: Type.Integer({ default: 443, minimum: 0, maximum: 65535 }),
+      /** The certificate chain (PEM file). */
       cert_file: Type.String({ default: '' }),
+      /** The private key (PEM file). */
       cert_key: Type.String({ default: '' }),
       grpc_conn_max_idle_time: Duration('0', 'a gRPC connection idle this long is closed; 0: never'),
       grpc_conn_max_age: Duration('0', 'a gRPC connection is asked to close at this age; 0: never'),

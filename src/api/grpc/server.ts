@@ -17,6 +17,8 @@ export interface GrpcServerOptions {
   connMaxIdleMs?: number;
   connMaxAgeMs?: number;
   connMaxAgeGraceMs?: number;
+  /** Serve over TLS with this key and certificate chain (PEM), instead of plaintext. */
+  tls?: { key: Buffer; cert: Buffer };
 }
 
 /** grpc-js channel options for the connection limits that are set. */
@@ -46,7 +48,9 @@ export function buildGrpcServer(health: HealthState, options: GrpcServerOptions 
       new Promise((resolve, reject) => {
         server.bindAsync(
           `${host.includes(':') ? `[${host}]` : host}:${port}`,
-          ServerCredentials.createInsecure(),
+          options.tls
+            ? ServerCredentials.createSsl(null, [{ private_key: options.tls.key, cert_chain: options.tls.cert }])
+            : ServerCredentials.createInsecure(),
           (err, bound) => (err ? reject(err) : resolve(bound)),
         );
       }),

@@ -51,6 +51,8 @@ export type NotFoundFallback = (request: FastifyRequest, reply: FastifyReply) =>
 
 export interface HttpAppOptions {
   bodyLimit: number;
+  /** Serve HTTPS with this key and certificate chain (PEM), instead of plain HTTP. */
+  tls?: { key: Buffer; cert: Buffer };
   /** The process logger (false: log nothing). */
   logger: Logger | false;
   version: string;
@@ -115,6 +117,8 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       },
     },
     return503OnClosing: true,
+    // An https.Server answers requests exactly as the http.Server the HttpApp type names.
+    ...(options.tls ? { https: options.tls } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpApp;
   const logger: Logger = options.logger === false ? pino({ level: 'silent' }) : options.logger;
   app.decorate('logger', logger);
