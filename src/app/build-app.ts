@@ -17,7 +17,7 @@ import { createSnapshotCache } from '../cache/database-loader.js';
 import { RedisCache } from '../cache/invalidation.js';
 import { RevisionPoller } from '../cache/revision-poller.js';
 import type { SnapshotCache } from '../cache/snapshot-cache.js';
-import { ConfigError, ms } from '../config/load.js';
+import { ConfigError, deprecatedKeysInUse, ms } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createServices, type Services } from '../services/index.js';
 import { type Db, dialectOf, openDb, waitForDb } from '../storage/db.js';
@@ -82,6 +82,7 @@ function readTls(server: Config['server']): { key: Buffer; cert: Buffer } | unde
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const tls = readTls(config.server);
   const logger = options.logger ?? createLogger(config.log);
+  for (const key of deprecatedKeysInUse(config)) logger.warn(`deprecated config key in use: ${key}`);
   const metrics = createMetrics(config.metrics);
   const tracing = createTracing(config.tracing, {
     serviceVersion: VERSION,

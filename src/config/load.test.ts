@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, configLeaves, envName, loadConfig, ms, redactConfig } from './load.js';
+import { ConfigError, configLeaves, deprecatedKeysInUse, envName, loadConfig, ms, redactConfig } from './load.js';
 
 function yamlFile(text: string): string {
   const file = join(mkdtempSync(join(tmpdir(), 'vexil-config-')), 'config.yml');
@@ -92,6 +92,23 @@ describe('loadConfig', () => {
     expect(loadConfig({ env }).tracing.propagators).toEqual(['tracecontext', 'baggage', 'none']);
     expect(() => loadConfig({ env: { VEXIL_TRACING_PROPAGATORS: 'tracecontext,b3' } })).toThrow(
       /tracing\.propagators\.1: "b3" is not one of "tracecontext", "baggage", "none"/,
+    );
+  });
+
+  it("reads Flipt's deprecated cache.memory.enabled and .expiration as cache.enabled and cache.ttl", () => {
+    const file = yamlFile('cache:\n  memory:\n    enabled: true\n    expiration: 5m\n');
+    const config = loadConfig({ file, env: {} });
+    expect(config.cache).toMatchObject({ enabled: true, backend: 'memory', ttl: '5m' });
+    expect(deprecatedKeysInUse(config)).toEqual([
+      'cache.memory.enabled (use cache.enabled and cache.backend)',
+      'cache.memory.expiration (use cache.ttl)',
+    ]);
+    // The current keys win when both are set.
+    const both = loadConfig({ file, env: { VEXIL_CACHE_ENABLED: 'false', VEXIL_CACHE_TTL: '30s' } });
+    expect(both.cache).toMatchObject({ enabled: false, ttl: '30s' });
+    expect(deprecatedKeysInUse(loadConfig({ env: {} }))).toEqual([]);
+    expect(() => loadConfig({ env: { VEXIL_CACHE_MEMORY_EXPIRATION: 'soon' } })).toThrow(
+      /cache\.memory\.expiration: "soon" is not a duration/,
     );
   });
 

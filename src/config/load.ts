@@ -155,6 +155,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
   }
   if (options.overrides) raw = deepMerge(raw, options.overrides);
   resolveDbUrl(raw);
+  resolveDeprecatedCacheKeys(raw);
 
   const withDefaults = Value.Default(ConfigSchema, raw);
   const errors = [...Value.Errors(ConfigSchema, withDefaults)];
@@ -177,7 +178,8 @@ export function loadConfig(options: LoadOptions = {}): Config {
   }
   for (const leaf of leaves) {
     if (!leaf.schema['x-duration']) continue;
-    const value = getPath(withDefaults, leaf.path) as string;
+    const value = getPath(withDefaults, leaf.path) as string | undefined;
+    if (value === undefined) continue; // an optional duration left out
     if (parseDuration(value) === undefined) {
       throw new ConfigError(
         `invalid config at ${leaf.path.join('.')}: "${value}" is not a duration (e.g. 30s, 5m, 1h)`,
@@ -199,6 +201,36 @@ export function loadConfig(options: LoadOptions = {}): Config {
 function pinoLevel(level: string): string {
   const lower = String(level).toLowerCase();
   return lower === 'panic' ? 'fatal' : lower;
+}
+
+/**
+ * Flipt's deprecated cache.memory.enabled and cache.memory.expiration, read as Flipt still reads them:
+ * as cache.enabled with the memory backend, and as cache.ttl, unless those are set themselves. The
+ * app logs that they are deprecated (deprecatedKeysInUse).
+ */
+function resolveDeprecatedCacheKeys(raw: Json): void {
+  const cache = raw.cache as Json | undefined;
+  const memory = cache?.memory as Json | undefined;
+  if (cache === undefined || memory === undefined || memory === null || typeof memory !== 'object') return;
+  if (memory.enabled === true && cache.enabled === undefined) {
+    cache.enabled = true;
+    cache.backend ??= 'memory';
+  }
+  if (memory.expiration !== undefined && parseDuration(String(memory.expiration)) === undefined) {
+    throw new ConfigError(
+      `invalid config at cache.memory.expiration: "${memory.expiration}" is not a duration (e.g. 30s, 5m, 1h)`,
+    );
+  }
+  if (memory.expiration !== undefined && cache.ttl === undefined) cache.ttl = memory.expiration;
+}
+
+/** The deprecated keys a config uses, each with what replaces it (for a warning at start). */
+export function deprecatedKeysInUse(config: Config): string[] {
+  const notes: string[] = [];
+  if (config.cache.memory.enabled !== undefined)
+    notes.push('cache.memory.enabled (use cache.enabled and cache.backend)');
+  if (config.cache.memory.expiration !== undefined) notes.push('cache.memory.expiration (use cache.ttl)');
+  return notes;
 }
 
 /** Flipt's db.protocol values and the URL scheme each stands for here. */

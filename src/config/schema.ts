@@ -86,7 +86,13 @@ export const ConfigSchema = Type.Object(
       ttl: Duration('60s', 'how long a cached entry lives without being used'),
       /** How often each instance reads the namespaces' revisions to see other instances' writes. */
       poll_interval: Duration('1s', 'revision polling interval'),
-      memory: Section({ eviction_interval: Duration('5m', 'sweep interval for expired entries') }),
+      memory: Section({
+        eviction_interval: Duration('5m', 'sweep interval for expired entries'),
+        /** Flipt's deprecated switch: load.ts turns it into cache.enabled with the memory backend. */
+        enabled: Type.Optional(Type.Boolean()),
+        /** Flipt's deprecated name of cache.ttl (load.ts moves it there). */
+        expiration: Type.Optional(Type.String({ 'x-duration': true })),
+      }),
       redis: Section({
         url: Type.String({ default: '' }),
         host: Type.String({ default: 'localhost' }),
