@@ -181,9 +181,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
     const value = getPath(withDefaults, leaf.path) as string | undefined;
     if (value === undefined) continue; // an optional duration left out
     if (parseDuration(value) === undefined) {
-      throw new ConfigError(
-        `invalid config at ${leaf.path.join('.')}: "${value}" is not a duration (e.g. 30s, 5m, 1h)`,
-      );
+      throw notADuration(leaf.path.join('.'), value);
     }
   }
   const config = withDefaults as Config;
@@ -195,6 +193,10 @@ export function loadConfig(options: LoadOptions = {}): Config {
   config.log.level = pinoLevel(config.log.level) as Config['log']['level'];
   config.log.grpc_level = pinoLevel(config.log.grpc_level) as Config['log']['grpc_level'];
   return config;
+}
+
+function notADuration(path: string, value: unknown): ConfigError {
+  return new ConfigError(`invalid config at ${path}: "${value}" is not a duration (e.g. 30s, 5m, 1h)`);
 }
 
 /** A configured level as pino names it: lower case, Go's `panic` as `fatal`. */
@@ -217,9 +219,7 @@ function resolveDeprecatedCacheKeys(raw: Json): void {
     cache.backend ??= 'memory';
   }
   if (memory.expiration !== undefined && parseDuration(String(memory.expiration)) === undefined) {
-    throw new ConfigError(
-      `invalid config at cache.memory.expiration: "${memory.expiration}" is not a duration (e.g. 30s, 5m, 1h)`,
-    );
+    throw notADuration('cache.memory.expiration', memory.expiration);
   }
   if (memory.expiration !== undefined && cache.ttl === undefined) cache.ttl = memory.expiration;
 }
