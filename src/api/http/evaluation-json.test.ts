@@ -226,7 +226,7 @@ describe('evaluation answers written from cached pieces', () => {
       fc.asyncProperty(fc.array(entry, { maxLength: 6 }), requestFields, async (entries, f) => {
         const items: FlagEvaluation[] = entries.map((e) => e.item);
         const requests = entries.map((e) => e.request);
-        const ours = batchResponseJson(f.requestId, requests, items, f.durationMillis, f.timestamp);
+        const ours = batchResponseJson(f.requestId, requests, items, f.durationMillis, f.timestamp).toString('utf8');
         const stamp = (requestId: string | null) => ({
           requestId: requestId ?? '',
           requestDurationMillis: micros(f.durationMillis),

@@ -132,6 +132,11 @@ export interface BatchItemRequest {
 /**
  * Flipt's BatchEvaluationResponse: each item carries its own request's id (or "") and the batch's
  * duration and end time; a missing flag is an error item echoing the namespace as sent (possibly "").
+ *
+ * Written as UTF-8 bytes, copied from pieces: each result's text before and after its request id is
+ * encoded once and cached, the batch's duration and time once per answer. Built as a string instead
+ * (+= or join), 50 items made a rope of hundreds of pieces whose flattening, to measure it for
+ * Content-Length and again to write it, cost ~11 µs per answer on this machine.
  */
 export function batchResponseJson(
   requestId: string,
@@ -139,33 +144,108 @@ export function batchResponseJson(
   items: readonly FlagEvaluation[],
   durationMillis: number,
   timestamp: string,
-): string {
-  // The part after each item's request id is the same for every item of a batch.
+): Buffer {
   const duration = millisText(durationMillis);
-  const afterId = `,"requestDurationMillis":${duration},"timestamp":"${timestamp}"`;
-  let out = `{"requestId":${jsonString(requestId)},"responses":[`;
+  const open = Buffer.from(`{"requestId":${jsonString(requestId)},"responses":[`);
+  const afterId = Buffer.from(`,"requestDurationMillis":${duration},"timestamp":"${timestamp}"`);
+  const close = Buffer.from(`],"requestDurationMillis":${duration}}`);
+  // First the pieces and the length, then one copy of each piece into the answer. An item is its
+  // head, its id (usually none: "" is written directly), the batch's afterId and its tail; an error
+  // item is only a head.
+  const heads = batchHeads;
+  const ids = batchIds;
+  const tails = batchTails;
+  let length = open.length + close.length + Math.max(items.length - 1, 0);
   for (let i = 0; i < items.length; i++) {
-    if (i > 0) out += ',';
     const item = items[i] as FlagEvaluation;
-    const itemId = jsonString(requests[i]?.requestId ?? '');
-    switch (item.type) {
-      case 'BOOLEAN_EVALUATION_RESPONSE_TYPE': {
-        const p = piecesOfBoolean(item.booleanResponse);
-        out += `{"type":"BOOLEAN_EVALUATION_RESPONSE_TYPE","booleanResponse":${p.head}${itemId}${afterId}${p.tail}}`;
-        break;
-      }
-      case 'VARIANT_EVALUATION_RESPONSE_TYPE': {
-        const p = piecesOfVariant(item.variantResponse);
-        out += `{"type":"VARIANT_EVALUATION_RESPONSE_TYPE","variantResponse":${p.head}${itemId}${afterId}${p.tail}}`;
-        break;
-      }
-      default:
-        out +=
-          `{"type":"ERROR_EVALUATION_RESPONSE_TYPE","errorResponse":{"flagKey":${str(item.errorResponse.flagKey)},` +
-          `"namespaceKey":${str(requests[i]?.namespaceKey ?? '')},"reason":"${item.errorResponse.reason}"}}`;
+    const itemId = requests[i]?.requestId;
+    let bytes: ItemBytes;
+    if (item.type === 'BOOLEAN_EVALUATION_RESPONSE_TYPE') bytes = batchBytesOfBoolean(item.booleanResponse);
+    else if (item.type === 'VARIANT_EVALUATION_RESPONSE_TYPE') bytes = batchBytesOfVariant(item.variantResponse);
+    else {
+      const text =
+        `{"type":"ERROR_EVALUATION_RESPONSE_TYPE","errorResponse":{"flagKey":${str(item.errorResponse.flagKey)},` +
+        `"namespaceKey":${str(requests[i]?.namespaceKey ?? '')},"reason":"${item.errorResponse.reason}"}}`;
+      bytes = { head: Buffer.from(text), tail: undefined };
     }
+    const id = bytes.tail === undefined || !itemId ? undefined : Buffer.from(jsonString(itemId));
+    heads[i] = bytes.head;
+    ids[i] = id;
+    tails[i] = bytes.tail;
+    length += bytes.head.length;
+    if (bytes.tail !== undefined) length += (id?.length ?? 2) + afterId.length + bytes.tail.length;
   }
-  return `${out}],"requestDurationMillis":${duration}}`;
+  const out = answerBuffer(length);
+  out.set(open, 0);
+  let at = open.length;
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) out[at++] = COMMA;
+    const head = heads[i] as Buffer;
+    out.set(head, at);
+    at += head.length;
+    const tail = tails[i];
+    if (tail === undefined) continue;
+    const id = ids[i];
+    if (id === undefined) {
+      out[at++] = QUOTE;
+      out[at++] = QUOTE;
+    } else {
+      out.set(id, at);
+      at += id.length;
+    }
+    out.set(afterId, at);
+    at += afterId.length;
+    out.set(tail, at);
+    at += tail.length;
+  }
+  out.set(close, at);
+  // The scratch lists keep no answer's pieces alive.
+  heads.length = 0;
+  ids.length = 0;
+  tails.length = 0;
+  return out;
+}
+
+// Scratch lists of one answer's pieces (batchResponseJson is synchronous, so one set serves all).
+const batchHeads: Buffer[] = [];
+const batchIds: (Buffer | undefined)[] = [];
+const batchTails: (Buffer | undefined)[] = [];
+const QUOTE = 0x22;
+
+/** A batch item's bytes around its request id: the item's opening and the answer's head, then its tail. */
+interface ItemBytes {
+  readonly head: Buffer;
+  /** Undefined for an error item, which has no request fields. */
+  readonly tail: Buffer | undefined;
+}
+
+const batchBooleanBytes = new WeakMap<BooleanEvaluation, ItemBytes>();
+const batchVariantBytes = new WeakMap<VariantEvaluation, ItemBytes>();
+
+function batchBytesOfBoolean(r: BooleanEvaluation): ItemBytes {
+  let bytes = batchBooleanBytes.get(r);
+  if (bytes === undefined) {
+    const p = piecesOfBoolean(r);
+    bytes = {
+      head: Buffer.from(`{"type":"BOOLEAN_EVALUATION_RESPONSE_TYPE","booleanResponse":${p.head}`),
+      tail: Buffer.from(`${p.tail}}`),
+    };
+    batchBooleanBytes.set(r, bytes);
+  }
+  return bytes;
+}
+
+function batchBytesOfVariant(r: VariantEvaluation): ItemBytes {
+  let bytes = batchVariantBytes.get(r);
+  if (bytes === undefined) {
+    const p = piecesOfVariant(r);
+    bytes = {
+      head: Buffer.from(`{"type":"VARIANT_EVALUATION_RESPONSE_TYPE","variantResponse":${p.head}`),
+      tail: Buffer.from(`${p.tail}}`),
+    };
+    batchVariantBytes.set(r, bytes);
+  }
+  return bytes;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -224,7 +304,7 @@ const BULK_HEAD = Buffer.from('{"flags":[');
 const BULK_TAIL = Buffer.from(']}');
 const COMMA = 0x2c;
 
-// Bulk answers are cut from slabs, as Node cuts Buffers under 4 KiB from its pool: a 6 KB answer of
+// Bulk and batch answers are cut from slabs, as Node cuts Buffers under 4 KiB from its pool: a 6 KB answer of
 // 50 flags got an ArrayBuffer of its own, which cost ~2 µs here. Each answer is written once and
 // handed to the socket; later answers take the space after it, never the same bytes, and a slab is
 // freed once no answer cut from it is referenced.
