@@ -160,8 +160,7 @@ export function batchResponseJson(
     const item = items[i] as FlagEvaluation;
     const itemId = requests[i]?.requestId;
     let bytes: ItemBytes;
-    if (item.type === 'BOOLEAN_EVALUATION_RESPONSE_TYPE') bytes = batchBytesOfBoolean(item.booleanResponse);
-    else if (item.type === 'VARIANT_EVALUATION_RESPONSE_TYPE') bytes = batchBytesOfVariant(item.variantResponse);
+    if (item.type !== 'ERROR_EVALUATION_RESPONSE_TYPE') bytes = batchBytesOf(item);
     else {
       const text =
         `{"type":"ERROR_EVALUATION_RESPONSE_TYPE","errorResponse":{"flagKey":${str(item.errorResponse.flagKey)},` +
@@ -219,31 +218,21 @@ interface ItemBytes {
   readonly tail: Buffer | undefined;
 }
 
-const batchBooleanBytes = new WeakMap<BooleanEvaluation, ItemBytes>();
-const batchVariantBytes = new WeakMap<VariantEvaluation, ItemBytes>();
+/** A found item of a batch: a boolean or variant result. */
+type FoundItem = Exclude<FlagEvaluation, { type: 'ERROR_EVALUATION_RESPONSE_TYPE' }>;
 
-function batchBytesOfBoolean(r: BooleanEvaluation): ItemBytes {
-  let bytes = batchBooleanBytes.get(r);
-  if (bytes === undefined) {
-    const p = piecesOfBoolean(r);
-    bytes = {
-      head: Buffer.from(`{"type":"BOOLEAN_EVALUATION_RESPONSE_TYPE","booleanResponse":${p.head}`),
-      tail: Buffer.from(`${p.tail}}`),
-    };
-    batchBooleanBytes.set(r, bytes);
-  }
-  return bytes;
-}
+const batchItemBytes = new WeakMap<BooleanEvaluation | VariantEvaluation, ItemBytes>();
 
-function batchBytesOfVariant(r: VariantEvaluation): ItemBytes {
-  let bytes = batchVariantBytes.get(r);
+/** A found item's bytes around its request id, built once per engine result. */
+function batchBytesOf(item: FoundItem): ItemBytes {
+  const boolean = item.type === 'BOOLEAN_EVALUATION_RESPONSE_TYPE';
+  const result = boolean ? item.booleanResponse : item.variantResponse;
+  let bytes = batchItemBytes.get(result);
   if (bytes === undefined) {
-    const p = piecesOfVariant(r);
-    bytes = {
-      head: Buffer.from(`{"type":"VARIANT_EVALUATION_RESPONSE_TYPE","variantResponse":${p.head}`),
-      tail: Buffer.from(`${p.tail}}`),
-    };
-    batchVariantBytes.set(r, bytes);
+    const p = boolean ? piecesOfBoolean(item.booleanResponse) : piecesOfVariant(item.variantResponse);
+    const member = boolean ? 'booleanResponse' : 'variantResponse';
+    bytes = { head: Buffer.from(`{"type":"${item.type}","${member}":${p.head}`), tail: Buffer.from(`${p.tail}}`) };
+    batchItemBytes.set(result, bytes);
   }
   return bytes;
 }
