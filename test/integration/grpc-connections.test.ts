@@ -1,25 +1,20 @@
 // Flipt's server.grpc_conn_* limits on the real gRPC server: with grpc_conn_max_idle_time a client's
 // idle connection is closed by the server (the channel falls back to IDLE); without it, it stays open.
 
-import { type Client, connectivityState, credentials, makeGenericClientConstructor } from '@grpc/grpc-js';
-import { service as healthService } from 'grpc-health-check';
+import { connectivityState } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectionLimits } from '../../src/api/grpc/server.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { testBackends } from '../helpers/backends.js';
+import { check, healthClient } from '../helpers/grpc.js';
 
 const sqlite = testBackends().find((b) => b.name === 'sqlite') ?? { name: 'sqlite' as const };
 
-type HealthClient = Client & { check(req: { service: string }, cb: (err: Error | null) => void): void };
-
 /** Connects, makes one call, then reports the channel's state after `waitMs` of idleness. */
 async function stateAfterIdle(port: number, waitMs: number): Promise<connectivityState> {
-  const Health = makeGenericClientConstructor(healthService, 'Health');
-  const client = new Health(`127.0.0.1:${port}`, credentials.createInsecure()) as unknown as HealthClient;
+  const client = healthClient(port);
   try {
-    await new Promise<void>((resolve, reject) =>
-      client.check({ service: '' }, (err) => (err ? reject(err) : resolve())),
-    );
+    await check(client);
     const channel = client.getChannel();
     expect(channel.getConnectivityState(false)).toBe(connectivityState.READY);
     await new Promise<void>((resolve) =>

@@ -6,14 +6,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { credentials, makeGenericClientConstructor } from '@grpc/grpc-js';
-import { service as healthService } from 'grpc-health-check';
+import { credentials } from '@grpc/grpc-js';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app/build-app.js';
 import { loadConfig } from '../../src/config/load.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { testBackends } from '../helpers/backends.js';
+import { grpcHealthCheck } from '../helpers/grpc.js';
 
 const opensslMissing = spawnSync('openssl', ['version']).status !== 0;
 const suite = opensslMissing ? describe.skip : describe;
@@ -35,19 +35,6 @@ function httpsCall(port: number, ca: Buffer, method: string, path: string, body?
     req.on('error', reject);
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });
-}
-
-type HealthClient = { check(req: { service: string }, cb: (err: Error | null, res: { status: string }) => void): void };
-
-function grpcCheck(port: number, creds: ReturnType<typeof credentials.createInsecure>) {
-  const Health = makeGenericClientConstructor(healthService, 'Health');
-  const client = new Health(`127.0.0.1:${port}`, creds, { 'grpc.ssl_target_name_override': 'localhost' });
-  return new Promise<{ status: string }>((resolve, reject) =>
-    (client as unknown as HealthClient).check({ service: '' }, (err, res) => {
-      client.close();
-      return err ? reject(err) : resolve(res);
-    }),
-  ).finally(() => client.close());
 }
 
 suite(`server.protocol https${opensslMissing ? ' (skipped: openssl is not installed)' : ''}`, () => {
@@ -107,8 +94,11 @@ suite(`server.protocol https${opensslMissing ? ' (skipped: openssl is not instal
   });
 
   it('serves gRPC over TLS, and refuses a plaintext client', async () => {
-    expect(await grpcCheck(ports.grpcPort, credentials.createSsl(ca))).toMatchObject({ status: 'SERVING' });
-    await expect(grpcCheck(ports.grpcPort, credentials.createInsecure())).rejects.toThrow();
+    // The certificate names localhost; the client dials 127.0.0.1.
+    const channelOptions = { 'grpc.ssl_target_name_override': 'localhost' };
+    const tls = { credentials: credentials.createSsl(ca), channelOptions };
+    expect(await grpcHealthCheck(ports.grpcPort, tls)).toMatchObject({ status: 'SERVING' });
+    await expect(grpcHealthCheck(ports.grpcPort, { channelOptions })).rejects.toThrow();
   });
 
   it('stops with one line naming the setting when the certificate is missing, unreadable or not one', async () => {

@@ -4,12 +4,11 @@
 // /meta/config) that belong to the same telemetry slice.
 
 import { randomBytes } from 'node:crypto';
-import { credentials, Metadata, makeGenericClientConstructor } from '@grpc/grpc-js';
-import { service as healthService } from 'grpc-health-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/version.js';
 import { call, startTestApp, type TestApp } from '../helpers/app.js';
 import { type Backend, describeEachBackend } from '../helpers/backends.js';
+import { grpcHealthCheck } from '../helpers/grpc.js';
 
 type Sample = { name: string; labels: Record<string, string>; value: number };
 
@@ -43,19 +42,11 @@ async function scrape(t: TestApp): Promise<{ text: string; samples: Sample[] }> 
   return { text: res.body, samples: parseExposition(res.body) };
 }
 
-type HealthClient = {
-  check(req: { service: string }, metadata: Metadata, cb: (err: (Error & { code?: number }) | null) => void): void;
-  close(): void;
-};
-
+/** The gRPC status code of one Health/Check call (0: OK). */
 function grpcCheck(port: number, service: string): Promise<number> {
-  const Client = makeGenericClientConstructor(healthService, 'Health');
-  const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure()) as unknown as HealthClient;
-  return new Promise((resolve) =>
-    client.check({ service }, new Metadata(), (err) => {
-      client.close();
-      resolve(err?.code ?? 0);
-    }),
+  return grpcHealthCheck(port, { service }).then(
+    () => 0,
+    (err: { code?: number }) => err.code ?? 0,
   );
 }
 

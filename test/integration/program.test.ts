@@ -4,29 +4,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { credentials, makeGenericClientConstructor } from '@grpc/grpc-js';
-import { service as healthService } from 'grpc-health-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { grpcHealthCheck } from '../helpers/grpc.js';
 import { runVexil, startVexil } from '../helpers/process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vexil-program-'));
 const dbUrl = `file:${join(dir, 'vexil.db')}`;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-type HealthResponse = { status: string };
-function grpcHealthCheck(port: number): Promise<HealthResponse> {
-  const Client = makeGenericClientConstructor(healthService, 'Health');
-  const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure()) as unknown as {
-    check(req: { service: string }, cb: (err: Error | null, res: HealthResponse) => void): void;
-    close(): void;
-  };
-  return new Promise((resolve, reject) =>
-    client.check({ service: '' }, (err, res) => {
-      client.close();
-      return err ? reject(err) : resolve(res);
-    }),
-  );
-}
 
 describe('the vexil program', () => {
   it('serves, answers health on HTTP and gRPC, stops on SIGTERM and keeps its data', async () => {

@@ -6,9 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { credentials, Metadata, makeGenericClientConstructor } from '@grpc/grpc-js';
+import { Metadata } from '@grpc/grpc-js';
 import { trace } from '@opentelemetry/api';
-import { service as healthService } from 'grpc-health-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildHttpApp } from '../../src/api/http/app.js';
 import { NotFoundError } from '../../src/domain/errors.js';
@@ -16,6 +15,7 @@ import { Metrics } from '../../src/telemetry/metrics.js';
 import { otlpTracesUrl, Tracing } from '../../src/telemetry/tracing.js';
 import { call, startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
+import { grpcHealthCheck } from '../helpers/grpc.js';
 
 type AnyValue = { stringValue?: string; intValue?: number | string; boolValue?: boolean; doubleValue?: number };
 type OtlpSpan = {
@@ -83,22 +83,6 @@ function attr(span: OtlpSpan | undefined, key: string): unknown {
 }
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
-
-type HealthClient = {
-  check(req: { service: string }, metadata: Metadata, cb: (err: Error | null) => void): void;
-  close(): void;
-};
-
-function grpcCheck(port: number, metadata: Metadata): Promise<void> {
-  const Client = makeGenericClientConstructor(healthService, 'Health');
-  const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure()) as unknown as HealthClient;
-  return new Promise((resolve, reject) =>
-    client.check({ service: '' }, metadata, (err) => {
-      client.close();
-      return err ? reject(err) : resolve();
-    }),
-  );
-}
 
 const DB_SYSTEM = { sqlite: 'sqlite', postgres: 'postgresql', mysql: 'mysql' } as const;
 
@@ -202,7 +186,7 @@ describeEachBackend('tracing', (backend) => {
     const callerSpanId = hex(8);
     const metadata = new Metadata();
     metadata.set('traceparent', `00-${traceId}-${callerSpanId}-01`);
-    await grpcCheck(grpcPort, metadata);
+    await grpcHealthCheck(grpcPort, { metadata });
     await t.app.tracing.flush();
     const [span] = receiver.ofTrace(traceId);
     expect(span?.name).toBe('grpc.health.v1.Health/Check');
