@@ -3,6 +3,7 @@
 // checked by walking the route table, not a hand-kept list. storage.read_only refuses the management
 // writes only. And the X-Vexil-Revision header of management and evaluation responses.
 
+import { executionAsyncResource } from 'node:async_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READ_ONLY_MESSAGE, type TierRoute, tierRoutes } from '../../src/api/http/tiers.js';
 import type { App } from '../../src/app/build-app.js';
@@ -240,6 +241,21 @@ describeEachBackend('tiers', (backend) => {
       expect(new Set(revisions).size).toBe(8);
       const latest = header(await call(t.app, 'GET', `${ns}/flags`));
       expect(counter(latest)).toBe(Math.max(...revisions));
+    });
+
+    it('leaves no promise hooks behind once the requests are answered (Node 20 AsyncLocalStorage)', async () => {
+      const hooksOn = async () => {
+        await null;
+        return executionAsyncResource() instanceof Promise;
+      };
+      await Promise.all([
+        call(t.app, 'POST', `${ns}/flags`, { key: 'h1', name: 'H1', type: 'BOOLEAN_FLAG_TYPE' }),
+        call(t.app, 'GET', `${ns}/flags`),
+        call(t.app, 'DELETE', `${ns}/flags/nope`),
+      ]);
+      // 'close' follows the response on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(await hooksOn()).toBe(false);
     });
 
     it('is absent where no single namespace is addressed, and on errors', async () => {

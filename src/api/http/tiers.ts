@@ -13,7 +13,7 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import type { Config } from '../../config/schema.js';
 import { GrpcCode } from '../../domain/errors.js';
-import { type WriteReceipt, writeReceipts } from '../../services/write.js';
+import { collectWrites, type WriteReceipt } from '../../services/write.js';
 import type { HttpApp } from './app.js';
 import { sendErrorBody } from './error-handler.js';
 import { addRouteHook } from './route-hooks.js';
@@ -101,11 +101,12 @@ export function installTiers(app: HttpApp, options: TierOptions): void {
   routeTables.set(app, table);
   const receipts = new WeakMap<FastifyRequest, WriteReceipt>();
 
-  const trackWrites = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+  const trackWrites = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     // preValidation, not onRequest: body parsing runs in the socket's async context and would lose it.
     const receipt: WriteReceipt = {};
     receipts.set(request, receipt);
-    writeReceipts.run(receipt, done);
+    // 'close' follows every response, sent or aborted (after onSend, which reads the receipt).
+    reply.raw.once('close', collectWrites(receipt, done));
   };
 
   const revisionHeader = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
