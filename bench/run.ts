@@ -279,6 +279,10 @@ async function main(): Promise<void> {
       body: JSON.stringify({ flagKey: seeded.booleanFlags[0], entityId: 'warm', context: BENCH_CONTEXT }),
     });
     if (first.status !== 200) throw new Error(`first evaluation answered ${first.status} ${await first.text()}`);
+    // A running deployment has served its dashboard: measure a server that has answered a management
+    // request too (one once made every later request pay for async hooks, ADR 0009).
+    const managementRead = await fetch(`${baseUrl}/api/v1/namespaces/default/flags?limit=5`);
+    if (managementRead.status !== 200) throw new Error(`listing flags answered ${managementRead.status}`);
     console.log(
       `restarted the server: RSS ${format(rssBefore, 1)} MiB, ${format(rssMiB(server.pid) ?? 0, 1)} MiB once the snapshot is loaded`,
     );
