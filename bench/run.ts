@@ -352,12 +352,18 @@ async function main(): Promise<void> {
     // Both servers are pinned to the same core: loaded at the same time (a load generator each), they
     // share it evenly, so the ratio of their requests/s is the ratio of their CPU cost per request,
     // and the machine's drift hits both alike.
-    const sharedCoreRatio = async (bareTarget: string, oursTarget: string, body: string): Promise<number> => {
+    // The load generator started first may get a head start: the rounds take turns.
+    const sharedCoreRatio = async (
+      bareTarget: string,
+      oursTarget: string,
+      body: string,
+      oursFirst: boolean,
+    ): Promise<number> => {
       const load = { body, connections: options.connections, cpus: pins?.load, durationSeconds: options.duration };
-      const [bareShare, oursShare] = await Promise.all([
-        runLoad(options.tool, { ...load, url: bareTarget }),
-        runLoad(options.tool, { ...load, url: oursTarget }),
-      ]);
+      const start = (url: string) => runLoad(options.tool, { ...load, url });
+      const [bareShare, oursShare] = oursFirst
+        ? await Promise.all([start(oursTarget), start(bareTarget)]).then(([ours, bare]) => [bare, ours] as const)
+        : await Promise.all([start(bareTarget), start(oursTarget)]);
       return oursShare.requestsPerSecond / bareShare.requestsPerSecond;
     };
 
@@ -394,7 +400,9 @@ async function main(): Promise<void> {
           roundRatios.push(ours.result.requestsPerSecond / bareRound.result.requestsPerSecond);
         }
         measured = better(measured, ours);
-        if (bareUrl) sharedRatios.push(await sharedCoreRatio(`${bareUrl}${path}`, `${baseUrl}${path}`, text));
+        if (bareUrl) {
+          sharedRatios.push(await sharedCoreRatio(`${bareUrl}${path}`, `${baseUrl}${path}`, text, round % 2 === 1));
+        }
       }
       if (measured === undefined) throw new Error('no measurement');
       rows.push({ scenario: label, evaluationsPerRequest: evaluations, measured, ceiling, roundRatios, sharedRatios });
