@@ -1,30 +1,21 @@
-// collectWrites: the receipt reaches the writes of its async flow, and the AsyncLocalStorage behind it
-// is switched off once no receipt is open, so it leaves no async hooks for every later promise to pay.
+// collectWrites switches its AsyncLocalStorage off once no receipt is open, so it leaves no async hooks
+// for every later promise to pay (ADR 0009). That the receipt reaches the writes of its request is
+// checked over HTTP (test/integration/tiers.test.ts: each of concurrent writes gets its own revision).
 
-import { executionAsyncResource } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
+import { promiseHooksOn } from '../../test/helpers/async-hooks.js';
 import { collectWrites, type WriteReceipt } from './write.js';
-
-/**
- * Whether promise hooks are installed: only then does a promise continuation run with the promise as
- * its execution resource (public API; an enabled AsyncLocalStorage installs them on Node 20).
- */
-async function promiseHooksOn(): Promise<boolean> {
-  await null;
-  return executionAsyncResource() instanceof Promise;
-}
 
 describe('collectWrites', () => {
   it('installs promise hooks only while a receipt is open', async () => {
     expect(await promiseHooksOn()).toBe(false);
-    let close = (): void => {};
     let seenInside = false;
-    close = collectWrites({}, () => {
+    const close = collectWrites({}, () => {
       void promiseHooksOn().then((on) => {
         seenInside = on;
       });
     });
-    await new Promise((resolve) => setImmediate(resolve));
+    await promiseHooksOn();
     expect(seenInside).toBe(true);
     expect(await promiseHooksOn()).toBe(true);
     close();

@@ -3,27 +3,16 @@
 // checked by walking the route table, not a hand-kept list. storage.read_only refuses the management
 // writes only. And the X-Vexil-Revision header of management and evaluation responses.
 
-import { executionAsyncResource } from 'node:async_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READ_ONLY_MESSAGE, type TierRoute, tierRoutes } from '../../src/api/http/tiers.js';
 import type { App } from '../../src/app/build-app.js';
 import { call, startTestApp, type TestApp } from '../helpers/app.js';
+import { promiseHooksOn } from '../helpers/async-hooks.js';
 import { describeEachBackend } from '../helpers/backends.js';
 import { buildAppOn, type Fixture, seedFixture } from './cache-support.js';
 
 const TOKENS = { authentication: { methods: { token: { enabled: true } } } };
 const REVISION = /^\d+\.\d+$/;
-
-/**
- * Whether async and promise hooks are installed (an enabled AsyncLocalStorage installs them on Node 20,
- * and every later promise and tick pays): only then does a promise continuation run with the promise
- * as its execution resource. Checked once the requests' 'close' events have run.
- */
-async function promiseHooksLeftOn(): Promise<boolean> {
-  await new Promise((resolve) => setImmediate(resolve));
-  await null;
-  return executionAsyncResource() instanceof Promise;
-}
 
 /** A concrete URL for a route template, with the fixture's ids in its parameters. */
 function concreteUrl(url: string, f: Fixture, tokenId: string): string {
@@ -157,7 +146,7 @@ describeEachBackend('tiers', (backend) => {
       });
     }
     // None of them leaves async hooks behind for the evaluations that follow (ADR 0009).
-    expect(await promiseHooksLeftOn()).toBe(false);
+    expect(await promiseHooksOn()).toBe(false);
   });
 
   it('does not serve the dashboard on the read tier', async () => {
@@ -262,7 +251,7 @@ describeEachBackend('tiers', (backend) => {
         call(t.app, 'GET', `${ns}/flags`),
         call(t.app, 'DELETE', `${ns}/flags/nope`),
       ]);
-      expect(await promiseHooksLeftOn()).toBe(false);
+      expect(await promiseHooksOn()).toBe(false);
     });
 
     it('is absent where no single namespace is addressed, and on errors', async () => {
