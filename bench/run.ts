@@ -1,7 +1,8 @@
 // `npm run bench`: load benchmark of the evaluation APIs against a ceiling.
 //
 // Starts the real program (`src/main.ts serve`) on SQLite, seeds N flags through the management API
-// (bench/seed.ts), then measures, one scenario after the other with the same load: a bare Fastify
+// (bench/seed.ts), restarts it, makes one management read (as a deployed server has served its
+// dashboard: ADR 0009), then measures, one scenario after the other with the same load: a bare Fastify
 // server answering a fixed JSON to the same POST (the ceiling), single boolean, single variant, a
 // batch of 50, and OFREP bulk. Prints requests/s, p50, p99, evaluations/s, each scenario's ratio to
 // the bare server, and the server's resident memory.
@@ -10,7 +11,8 @@
 // on its core, one after the other), and sharing a core (both servers loaded at the same time on the
 // same core, so each gets half of it: their requests/s then stand as their CPU costs per request,
 // and the machine's speed, which drifts by tens of percent within seconds on a shared VM, cancels
-// out). The second is the steadier figure; both are printed.
+// out; the rounds take turns at which load generator starts first). The second is the steadier
+// figure; both are printed.
 //
 // Where `taskset` exists and there are two or more cores, the servers run on CPU 0 and the load
 // generator on CPU 1, so they do not compete. wrk (Debian package `wrk`) is used when installed,

@@ -133,8 +133,9 @@ export function installTiers(app: HttpApp, options: TierOptions): void {
       addRouteHook(route, 'onRequest', refuse, 'first');
       return;
     }
+    // Only writes need a receipt: a read's header is the namespace's current revision, read in onSend.
+    if (tiers.includes('management-write')) addRouteHook(route, 'preValidation', trackWrites, 'last');
     if (tiers.some((tier) => tier === 'management-read' || tier === 'management-write')) {
-      addRouteHook(route, 'preValidation', trackWrites, 'last');
       addRouteHook(route, 'onSend', revisionHeader, 'last');
     }
   });
