@@ -26,6 +26,7 @@
 //          --runtime compiled|tsx (compiled) --repeat R (1: measure each target R times, alternating,
 //          and keep its best run — on a shared machine the best run is the least disturbed one; the
 //          ratio to bare is also given as the median of the rounds' back-to-back ratios)
+//          --auth (authentication required: every request, the bare server's too, carries a bearer token)
 //          --cpu-prof DIR (write V8 CPU profiles of the measured servers, Vexil's and the bare one, into DIR,
 //          one per server start)
 
@@ -52,7 +53,11 @@ interface Options {
   tool: LoadTool;
   scenarios: Scenario[];
   cpuProfileDir: string | undefined;
+  auth: boolean;
 }
+
+/** The bootstrap token of the server under --auth. */
+const BENCH_TOKEN = 'vexil-bench-token';
 
 function parseOptions(argv: string[]): Options {
   const get = (name: string): string | undefined => {
@@ -90,6 +95,7 @@ function parseOptions(argv: string[]): Options {
     tool,
     scenarios,
     cpuProfileDir: get('cpu-prof'),
+    auth: argv.includes('--auth'),
   };
 }
 
@@ -246,6 +252,13 @@ async function main(): Promise<void> {
         VEXIL_SERVER_GRPC_PORT: String(grpcPort),
         VEXIL_LOG_LEVEL: 'warn',
         NODE_ENV: 'production',
+        ...(options.auth
+          ? {
+              VEXIL_AUTHENTICATION_REQUIRED: 'true',
+              VEXIL_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
+              VEXIL_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: BENCH_TOKEN,
+            }
+          : {}),
       });
       child.stdout?.on('data', (d) => {
         serverOutput += d;
@@ -257,16 +270,17 @@ async function main(): Promise<void> {
       return child;
     };
     server = await startServer();
+    const authHeaders: Record<string, string> = options.auth ? { authorization: `Bearer ${BENCH_TOKEN}` } : {};
 
     console.log(
       `vexil bench: ${options.flags} flags, ${options.connections} connections, ${options.duration} s per scenario ` +
-        `(server ${options.runtime === 'compiled' ? 'compiled by tsc' : 'run by tsx'}) ` +
+        `(server ${options.runtime === 'compiled' ? 'compiled by tsc' : 'run by tsx'}${options.auth ? ', authentication required' : ''}) ` +
         `(+${options.warmup} s warm-up${options.repeat > 1 ? `, best of ${options.repeat}` : ''}), load by ${options.tool}, ` +
         (pins
           ? `server on CPU ${pins.server}, load on CPU ${pins.load}`
           : 'no CPU pinning (taskset or a second core missing)'),
     );
-    const seeded = await seedBenchmark(baseUrl, options.flags);
+    const seeded = await seedBenchmark(baseUrl, options.flags, 'default', authHeaders);
     console.log(
       `seeded ${seeded.booleanFlags.length} boolean + ${seeded.variantFlags.length} variant flags ` +
         `(${seeded.requests} API calls, ${format(seeded.millis / 1000, 1)} s); server RSS ${format(rssMiB(server.pid) ?? 0, 1)} MiB`,
@@ -278,12 +292,13 @@ async function main(): Promise<void> {
     const rssBefore = rssMiB(server.pid) ?? 0;
     const first = await fetch(`${baseUrl}/evaluate/v1/boolean`, {
       method: 'POST',
+      headers: authHeaders,
       body: JSON.stringify({ flagKey: seeded.booleanFlags[0], entityId: 'warm', context: BENCH_CONTEXT }),
     });
     if (first.status !== 200) throw new Error(`first evaluation answered ${first.status} ${await first.text()}`);
     // A running deployment has served its dashboard: measure a server that has answered a management
     // request too (one once made every later request pay for async hooks, ADR 0009).
-    const managementRead = await fetch(`${baseUrl}/api/v1/namespaces/default/flags?limit=5`);
+    const managementRead = await fetch(`${baseUrl}/api/v1/namespaces/default/flags?limit=5`, { headers: authHeaders });
     if (managementRead.status !== 200) throw new Error(`listing flags answered ${managementRead.status}`);
     console.log(
       `restarted the server: RSS ${format(rssBefore, 1)} MiB, ${format(rssMiB(server.pid) ?? 0, 1)} MiB once the snapshot is loaded`,
@@ -341,7 +356,7 @@ async function main(): Promise<void> {
     }
 
     const measure = async (pid: number | undefined, url: string, body: string, warm: boolean): Promise<Measured> => {
-      const load = { url, body, connections: options.connections, cpus: pins?.load };
+      const load = { url, body, headers: authHeaders, connections: options.connections, cpus: pins?.load };
       if (warm && options.warmup > 0) await runLoad(options.tool, { ...load, durationSeconds: options.warmup });
       const before = cpuMicros(pid);
       const result = await runLoad(options.tool, { ...load, durationSeconds: options.duration });
@@ -361,7 +376,13 @@ async function main(): Promise<void> {
       body: string,
       oursFirst: boolean,
     ): Promise<number> => {
-      const load = { body, connections: options.connections, cpus: pins?.load, durationSeconds: options.duration };
+      const load = {
+        body,
+        headers: authHeaders,
+        connections: options.connections,
+        cpus: pins?.load,
+        durationSeconds: options.duration,
+      };
       const start = (url: string) => runLoad(options.tool, { ...load, url });
       const [bareShare, oursShare] = oursFirst
         ? await Promise.all([start(oursTarget), start(bareTarget)]).then(([ours, bare]) => [bare, ours] as const)
@@ -376,7 +397,7 @@ async function main(): Promise<void> {
       const text = JSON.stringify(body);
       const check = await fetch(`${baseUrl}${path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...authHeaders },
         body: text,
       });
       if (check.status !== 200) throw new Error(`${scenario}: ${path} answered ${check.status} ${await check.text()}`);

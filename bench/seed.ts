@@ -51,13 +51,16 @@ export const BENCH_SEGMENTS: ReadonlyArray<{
 
 class Api {
   requests = 0;
-  constructor(private readonly baseUrl: string) {}
+  constructor(
+    private readonly baseUrl: string,
+    private readonly headers: Record<string, string>,
+  ) {}
 
   async call(method: string, path: string, body: unknown): Promise<{ id?: string }> {
     this.requests++;
     const res = await fetch(`${this.baseUrl}${path}`, {
       method,
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...this.headers },
       body: JSON.stringify(body),
     });
     const text = await res.text();
@@ -78,9 +81,15 @@ async function pool(tasks: (() => Promise<void>)[], limit: number): Promise<void
   await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
 }
 
-export async function seedBenchmark(baseUrl: string, flags: number, namespace = 'default'): Promise<SeedResult> {
+/** Seeds `flags` flags into `namespace`; `headers` go with every call (a bearer token under --auth). */
+export async function seedBenchmark(
+  baseUrl: string,
+  flags: number,
+  namespace = 'default',
+  headers: Record<string, string> = {},
+): Promise<SeedResult> {
   const started = performance.now();
-  const api = new Api(baseUrl);
+  const api = new Api(baseUrl, headers);
   const ns = `/api/v1/namespaces/${namespace}`;
   for (const s of BENCH_SEGMENTS) {
     await api.call('POST', `${ns}/segments`, { key: s.key, name: s.key, matchType: 'ALL_MATCH_TYPE' });
