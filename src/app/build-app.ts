@@ -13,6 +13,7 @@ import { bootstrapTokenAuthentication, createTokenCleanup } from '../auth/bootst
 import type { TokenCleanupJob } from '../auth/cleanup.js';
 import { onAuthTokenCleanup } from '../auth/cleanup.js';
 import { installAuthentication } from '../auth/enforcement.js';
+import { TokenCache } from '../auth/token-cache.js';
 import { createSnapshotCache } from '../cache/database-loader.js';
 import { RedisCache } from '../cache/invalidation.js';
 import { RevisionPoller } from '../cache/revision-poller.js';
@@ -108,18 +109,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }
 
   const snapshots = createSnapshotCache(db.kysely, db.dialect, metrics, logger);
-  const services = createServices(db.kysely, {
-    snapshots,
-    batchLimit: config.evaluation.batch_limit,
-    metrics,
-    tracing,
-  });
+  const pollIntervalMs = ms(config.cache.poll_interval);
+  // Without polling nothing would notice a token deleted elsewhere, so tokens are then looked up every time.
+  const tokens = pollIntervalMs > 0 ? new TokenCache() : undefined;
+  const services = createServices(
+    db.kysely,
+    { snapshots, batchLimit: config.evaluation.batch_limit, metrics, tracing },
+    tokens ? { tokens } : {},
+  );
   // Read-your-writes on this instance; other instances' writes arrive through the poller.
   services.changes.subscribe((namespaceKey) => snapshots.invalidate(namespaceKey, 'write'));
   const revisionPoller = new RevisionPoller(snapshots, {
-    intervalMs: ms(config.cache.poll_interval),
+    intervalMs: pollIntervalMs,
     maxIdleMs: ms(config.cache.ttl),
     evictEveryMs: ms(config.cache.memory.eviction_interval),
+    alsoPoll: () => services.auth.refreshCachedTokens(),
     onError: (err) =>
       logger.warn(
         { error: err instanceof Error ? err.message : String(err) },
@@ -146,6 +150,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         netTimeoutMs: ms(config.cache.redis.net_timeout),
         snapshots,
         changes: services.changes,
+        ...(tokens ? { tokens } : {}),
         revisionOf: (namespaceKey) => readRevisionTag(db.kysely, namespaceKey),
         logger,
         metrics,

@@ -5,8 +5,10 @@
 //   it runs before body parsing and validation, so an unauthenticated bad request gets 401, not 400.
 // - preValidation: a token restricted to a namespace may only address that namespace, else 403
 //   (Flipt answers 401 here; see the README's compatibility notes). It runs once the body is parsed.
-// Tokens are looked up by hash in the database on every request (no cache), so a deleted or expired
-// token stops working at once on every instance.
+// A token is looked up by hash in the database the first time this instance sees it; after that the
+// token cache answers (auth/token-cache.ts) with no promise and no database read, so an authenticated
+// evaluation costs what an open one does. A token deleted or expired here stops at once; one deleted
+// elsewhere within `cache.poll_interval`.
 
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { HttpApp } from '../api/http/app.js';
@@ -67,17 +69,17 @@ export function installAuthentication(app: HttpApp, { config, auth }: Authentica
 
     const token = presentedToken(request.headers);
     if (token === undefined || token === '') return reject(request, reply, url, done);
-    auth.authenticate(token).then(
-      (found) => {
-        if (!found) return reject(request, reply, url, done);
-        request.authentication = found;
-        if (tokenNamespace(found) !== undefined && !allowsNamespaceScopedTokens(access.group)) {
-          return done(new PermissionDeniedError());
-        }
-        done();
-      },
-      (err: unknown) => done(err as Error),
-    );
+    const accept = (found: Authentication | null | undefined) => {
+      if (!found) return reject(request, reply, url, done);
+      request.authentication = found;
+      if (tokenNamespace(found) !== undefined && !allowsNamespaceScopedTokens(access.group)) {
+        return done(new PermissionDeniedError());
+      }
+      done();
+    };
+    const known = auth.cachedAuthentication(token);
+    if (known !== undefined) return accept(known);
+    auth.authenticate(token).then(accept, (err: unknown) => done(err as Error));
   });
 
   app.addHook('preValidation', (request, _reply, done) => {

@@ -2,6 +2,8 @@
 // - Every write committed on this instance (ChangeFeed) is announced as `namespace → revision` on the
 //   `<prefix>:revisions` channel; every other instance drops its snapshot of that namespace on receipt
 //   unless it already holds that very revision. The revision poller keeps running as the fallback.
+// - Every token deleted or expired through this instance is announced by id on `<prefix>:revoked-tokens`;
+//   every other instance forgets it from its token cache on receipt (the poller re-reads tokens too).
 // - Redis is optional at every moment: while it is unreachable, evaluations go on from memory and the
 //   database, one warning is logged per outage (not per failed command) and a counter records it;
 //   ioredis reconnects by itself, and on return this instance re-reads every revision once, since
@@ -10,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Counter, Gauge } from 'prom-client';
+import type { TokenCache } from '../auth/token-cache.js';
 import type { ChangeFeed } from '../services/changes.js';
 import type { Metrics } from '../telemetry/metrics.js';
 import type { Tracing } from '../telemetry/tracing.js';
@@ -49,6 +52,30 @@ export function parseRevisionMessage(text: string): RevisionMessage | undefined 
   }
 }
 
+/** One announcement on the revoked-tokens channel: an authentication deleted or expired. */
+export interface RevokedTokenMessage {
+  /** The authentication's id. */
+  id: string;
+  origin: string;
+}
+
+export function parseRevokedTokenMessage(text: string): RevokedTokenMessage | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<RevokedTokenMessage> | null;
+    if (
+      typeof value !== 'object' ||
+      value === null ||
+      typeof value.id !== 'string' ||
+      typeof value.origin !== 'string'
+    ) {
+      return undefined;
+    }
+    return { id: value.id, origin: value.origin };
+  } catch {
+    return undefined;
+  }
+}
+
 export interface RedisCacheOptions {
   settings: RedisSettings;
   /** Lifetime of a stored source (cache.ttl); 0: no expiry. */
@@ -57,6 +84,8 @@ export interface RedisCacheOptions {
   netTimeoutMs: number;
   snapshots: SnapshotCache;
   changes: ChangeFeed;
+  /** The token cache whose revocations are announced and received (absent: tokens are not cached). */
+  tokens?: TokenCache;
   /** The namespace's current revision tag (one indexed read), or undefined when it no longer exists. */
   revisionOf(namespaceKey: string): Promise<string | undefined>;
   logger: Logger;
@@ -112,6 +141,7 @@ export class RedisCache {
   readonly #options: RedisCacheOptions;
   readonly #metrics: RedisMetrics;
   readonly #unsubscribeChanges: () => void;
+  readonly #unsubscribeRevocations: () => void;
   /** The subscriber is subscribed to the revisions channel on its current connection. */
   #subscribed = false;
   /** Both connections have been up at least once since the last outage began (or since start). */
@@ -121,7 +151,15 @@ export class RedisCache {
   #closing = false;
   readonly #waiters = new Set<() => void>();
   /** Announcements received and acted on (tests and debugging). */
-  readonly stats = { published: 0, received: 0, invalidated: 0, resyncs: 0, outages: 0 };
+  readonly stats = {
+    published: 0,
+    received: 0,
+    invalidated: 0,
+    resyncs: 0,
+    outages: 0,
+    revocationsPublished: 0,
+    revocationsReceived: 0,
+  };
 
   constructor(options: RedisCacheOptions) {
     this.#options = options;
@@ -149,8 +187,10 @@ export class RedisCache {
     this.#watch(this.#subscriber, 'subscriber');
     this.#subscriber.on('message', (channel: string, text: string) => {
       if (channel === this.#keys.revisions) this.#receive(text);
+      else if (channel === this.#keys.revokedTokens) this.#receiveRevocation(text);
     });
     this.#unsubscribeChanges = options.changes.subscribe((namespaceKey) => this.#announce(namespaceKey));
+    this.#unsubscribeRevocations = options.tokens?.onForget((id) => this.#announceRevocation(id)) ?? (() => {});
   }
 
   /** True while both connections are up and the channel is subscribed. */
@@ -176,6 +216,7 @@ export class RedisCache {
   async close(): Promise<void> {
     this.#closing = true;
     this.#unsubscribeChanges();
+    this.#unsubscribeRevocations();
     for (const waiter of [...this.#waiters]) waiter();
     // disconnect(), not quit(): quit would wait for a Redis that may be gone.
     this.#commands.disconnect();
@@ -197,7 +238,7 @@ export class RedisCache {
 
   async #subscribe(): Promise<void> {
     try {
-      await this.#subscriber.subscribe(this.#keys.revisions);
+      await this.#subscriber.subscribe(this.#keys.revisions, this.#keys.revokedTokens);
       this.#subscribed = true;
       this.#maybeUp();
     } catch (err) {
@@ -278,6 +319,24 @@ export class RedisCache {
       (rev) => publish(rev ?? ''),
       () => publish(undefined),
     );
+  }
+
+  #announceRevocation(id: string): void {
+    if (this.#closing || this.#commands.status !== 'ready') return;
+    const message: RevokedTokenMessage = { id, origin: this.instanceId };
+    this.#commands.publish(this.#keys.revokedTokens, JSON.stringify(message)).then(
+      () => {
+        this.stats.revocationsPublished++;
+      },
+      (err: unknown) => this.#commandFailed(err),
+    );
+  }
+
+  #receiveRevocation(text: string): void {
+    const message = parseRevokedTokenMessage(text);
+    if (message === undefined || message.origin === this.instanceId) return;
+    this.stats.revocationsReceived++;
+    this.#options.tokens?.drop(message.id);
   }
 
   #receive(text: string): void {

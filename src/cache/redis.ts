@@ -107,6 +107,11 @@ export class RedisKeys {
   get revisions(): string {
     return `${this.prefix}:revisions`;
   }
+
+  /** The pub/sub channel on which a deleted or expired token is announced by authentication id. */
+  get revokedTokens(): string {
+    return `${this.prefix}:revoked-tokens`;
+  }
 }
 
 /** Runs one Redis command, e.g. inside a trace span (telemetry/tracing.ts withRedisSpan). */

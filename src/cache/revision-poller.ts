@@ -1,5 +1,5 @@
 // Polls the namespaces' revisions so this instance sees writes made by other instances within one
-// interval, even without Redis. A failed poll (database down) keeps the held snapshots: evaluations
+// interval, even without Redis (and, through `alsoPoll`, re-reads the tokens it remembers). A failed poll (database down) keeps the held snapshots: evaluations
 // go on answering from the last known configuration.
 
 import type { SnapshotCache } from './snapshot-cache.js';
@@ -10,6 +10,8 @@ export interface RevisionPollerOptions {
   maxIdleMs?: number;
   /** How often idle snapshots are looked for (cache.memory.eviction_interval); 0 or absent: every poll. */
   evictEveryMs?: number;
+  /** More to re-read on every poll, after the revisions (the remembered tokens). */
+  alsoPoll?(): Promise<void>;
   onError?(err: unknown): void;
   onRecovered?(): void;
 }
@@ -42,6 +44,7 @@ export class RevisionPoller {
     this.#running = true;
     try {
       await this.cache.refreshFromRevisions();
+      await this.options.alsoPoll?.();
       const maxIdle = this.options.maxIdleMs ?? 0;
       const now = Date.now();
       if (maxIdle > 0 && now - this.#lastEviction >= (this.options.evictEveryMs ?? 0)) {

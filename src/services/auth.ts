@@ -1,9 +1,11 @@
 // Authentication use cases: creating tokens (the plaintext is returned once, only its hash is
 // stored), resolving a presented token, listing, reading, expiring and deleting authentications, and
-// the bootstrap token created at start when no token exists yet.
+// the bootstrap token created at start when no token exists yet. With a token cache (auth/token-cache.ts)
+// a presented token is read from the database once, not on every request.
 
 import type { Kysely } from 'kysely';
 import { generateClientToken, hashClientToken } from '../auth/client-token.js';
+import type { TokenCache } from '../auth/token-cache.js';
 import { type Authentication, type AuthMethod, isExpired, TOKEN_METADATA } from '../auth/types.js';
 import * as store from '../storage/authentications.js';
 import { ensureLockRow, lockOperationRow } from '../storage/operation-lock.js';
@@ -53,8 +55,15 @@ function toMillis(date: Date): Date {
   return new Date(Math.trunc(date.getTime()));
 }
 
+/** Hashes re-read per query when the remembered tokens are checked again. */
+const REFRESH_CHUNK = 500;
+
 export class AuthService {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** Absent: every presented token is looked up in the database (the CLI; `cache.poll_interval: 0`). */
+    private readonly tokens?: TokenCache,
+  ) {}
 
   /** Creates a METHOD_TOKEN authentication, as `POST /auth/v1/method/token` does (no validation, like Flipt). */
   async createToken(input: CreateTokenInput, clientToken: string = generateClientToken()): Promise<CreatedToken> {
@@ -74,17 +83,51 @@ export class AuthService {
   }
 
   /**
-   * The live authentication a presented token stands for, or undefined (unknown or expired). Looked up
-   * by hash in the database on every call, so a deleted or expired token stops working at once on
-   * every instance.
+   * What the token cache alone says of a presented token, with no database read: its live
+   * authentication, null when the remembered token has expired, undefined when it is not remembered
+   * (then call `authenticate`). The bearer check's fast path.
+   */
+  cachedAuthentication(clientToken: string, nowMs: number = Date.now()): Authentication | null | undefined {
+    if (this.tokens === undefined || this.tokens.size === 0 || clientToken === '') return undefined;
+    const state = this.tokens.state(hashClientToken(clientToken), nowMs);
+    if (state === 'unknown') return undefined;
+    return state === 'expired' ? null : state.live;
+  }
+
+  /**
+   * The live authentication a presented token stands for, or undefined (unknown or expired): from the
+   * token cache when it is remembered, else looked up by hash in the database (and remembered).
    */
   async authenticate(clientToken: string, now: Date = new Date()): Promise<Authentication | undefined> {
     if (clientToken === '') return undefined;
+    const hash = hashClientToken(clientToken);
+    const cached = this.tokens?.state(hash, now.getTime()) ?? 'unknown';
+    if (cached === 'expired') return undefined;
+    if (cached !== 'unknown') return cached.live;
+    const generation = this.tokens?.generation ?? 0;
     // A database outage must read as 503 on every protected route, not as a 500.
-    const found = await store.findAuthenticationByHash(this.db, hashClientToken(clientToken)).catch((err: unknown) => {
+    const found = await store.findAuthenticationByHash(this.db, hash).catch((err: unknown) => {
       throw toDomainError(err);
     });
-    return found && !isExpired(found, now) ? found : undefined;
+    if (found === undefined) return undefined;
+    this.tokens?.remember(hash, found, generation);
+    return isExpired(found, now) ? undefined : found;
+  }
+
+  /**
+   * Reads every remembered token again: one deleted elsewhere (another instance, `vexil token delete`)
+   * is forgotten, one changed elsewhere (expired) is updated. Run every `cache.poll_interval`.
+   */
+  async refreshCachedTokens(): Promise<void> {
+    const tokens = this.tokens;
+    if (tokens === undefined || tokens.size === 0) return;
+    const generation = tokens.generation;
+    const hashes = tokens.hashes();
+    for (let start = 0; start < hashes.length; start += REFRESH_CHUNK) {
+      const chunk = hashes.slice(start, start + REFRESH_CHUNK);
+      const found = await store.findAuthenticationsByHashes(this.db, chunk);
+      tokens.refresh(chunk, found, generation);
+    }
   }
 
   list(query: AuthListQuery): Promise<{ items: Authentication[]; nextPageToken: string }> {
@@ -103,10 +146,12 @@ export class AuthService {
   async delete(id: string): Promise<void> {
     requireMaxLength('id', id);
     await store.deleteAuthentication(this.db, id);
+    this.tokens?.forget(id);
   }
 
   async expire(id: string, expiresAt: Date = new Date()): Promise<void> {
     await store.expireAuthentication(this.db, id, toMillis(expiresAt));
+    this.tokens?.forget(id);
   }
 
   /**

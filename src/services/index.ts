@@ -1,6 +1,7 @@
 // The service layer as the API layers see it: one object per resource.
 
 import type { Kysely } from 'kysely';
+import type { TokenCache } from '../auth/token-cache.js';
 import type { SnapshotCache } from '../cache/snapshot-cache.js';
 import type { Database } from '../storage/schema.js';
 import { AuthService } from './auth.js';
@@ -34,12 +35,21 @@ export interface EvaluationDeps extends EvaluationServiceOptions {
   snapshots: SnapshotCache;
 }
 
-export function createServices(db: Kysely<Database>, evaluation: EvaluationDeps): Services {
+export interface ServiceOptions {
+  /** Remembers presented tokens (absent: every protected request looks its token up). */
+  tokens?: TokenCache;
+}
+
+export function createServices(
+  db: Kysely<Database>,
+  evaluation: EvaluationDeps,
+  options: ServiceOptions = {},
+): Services {
   const changes = new ChangeFeed();
   const ctx: WriteContext = { db, changes };
   return {
     changes,
-    auth: new AuthService(db),
+    auth: new AuthService(db, options.tokens),
     namespaces: new NamespaceService(ctx),
     flags: new FlagService(ctx),
     variants: new VariantService(ctx),

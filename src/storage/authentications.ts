@@ -90,6 +90,22 @@ export async function findAuthenticationByHash(
   return row ? toAuthentication(row) : undefined;
 }
 
+/** The authentications, expired or not, of those of `hashedClientTokens` that exist, by hash. */
+export async function findAuthenticationsByHashes(
+  db: Executor,
+  hashedClientTokens: readonly string[],
+): Promise<Map<string, Authentication>> {
+  const found = new Map<string, Authentication>();
+  if (hashedClientTokens.length === 0) return found;
+  const rows = await db
+    .selectFrom('authentications')
+    .select([...COLUMNS, 'hashed_client_token'])
+    .where('hashed_client_token', 'in', hashedClientTokens)
+    .execute();
+  for (const row of rows) found.set(row.hashed_client_token, toAuthentication(row));
+  return found;
+}
+
 export async function getAuthentication(db: Executor, id: string): Promise<Authentication> {
   const row = await db.selectFrom('authentications').select(COLUMNS).where('id', '=', id).executeTakeFirst();
   if (!row) throw new NotFoundError(NOT_FOUND_SUBJECT);

@@ -1,13 +1,13 @@
 // The Redis cache backend on every database, against a private redis-server (never the shared one):
 // a fresh instance warms from the source another instance stored in Redis without reading the flag
 // tables; a write announced on the revisions channel drops the other instance's snapshot (the poller
-// is not running here, so nothing else could); and a deleted token stops working on every instance
-// at once (tokens are never cached).
+// is not running here, so nothing else could); and a token deleted on one instance is announced on
+// the revoked-tokens channel, so the other forgets it without polling.
 
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it, describe as plainDescribe } from 'vitest';
 import type { App } from '../../src/app/build-app.js';
-import { parseRevisionMessage } from '../../src/cache/invalidation.js';
+import { parseRevisionMessage, parseRevokedTokenMessage } from '../../src/cache/invalidation.js';
 import { RedisKeys } from '../../src/cache/redis.js';
 import { call, startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
@@ -45,6 +45,11 @@ plainDescribe('revision messages', () => {
     expect(parseRevisionMessage('null')).toBeUndefined();
     expect(new RedisKeys('p').snapshot('ns', '1.2')).toBe('p:snapshot:ns:1.2');
     expect(new RedisKeys('p').revisions).toBe('p:revisions');
+    expect(parseRevokedTokenMessage('{"id":"a","origin":"x"}')).toEqual({ id: 'a', origin: 'x' });
+    expect(parseRevokedTokenMessage('{"id":1,"origin":"x"}')).toBeUndefined();
+    expect(parseRevokedTokenMessage('{"id":"a"}')).toBeUndefined();
+    expect(parseRevokedTokenMessage('[')).toBeUndefined();
+    expect(new RedisKeys('p').revokedTokens).toBe('p:revoked-tokens');
   });
 });
 
@@ -160,15 +165,26 @@ describeWithRedis('redis snapshot cache', (backend) => {
     expect((await evaluate(t.app, fixture.flagKey)).body.match).toBe(true);
   });
 
-  it('stops a deleted token on every instance at once', async () => {
+  it('stops a deleted token on the other instance as soon as the revocation arrives (no poller runs)', async () => {
     const created = await call(t.app, 'POST', '/auth/v1/method/token', { name: 'short-lived', description: '' }, auth);
     expect(created.status).toBe(200);
     const bearer = { authorization: `Bearer ${created.body.clientToken}` };
-    expect((await call(other, 'GET', '/api/v1/namespaces/shared/flags', undefined, bearer)).status).toBe(200);
+    const list = () => call(other, 'GET', '/api/v1/namespaces/shared/flags', undefined, bearer);
+    expect((await list()).status).toBe(200);
+    // Remembered now: the other instance answers this token without reading the database.
+    const reads = await queriesOn(other, 'authentications');
+    expect((await list()).status).toBe(200);
+    expect(await queriesOn(other, 'authentications')).toBe(reads);
+
+    const received = other.redisCache?.stats.revocationsReceived ?? 0;
     expect(
       (await call(t.app, 'DELETE', `/auth/v1/tokens/${created.body.authentication.id}`, undefined, auth)).status,
     ).toBe(200);
-    // No waiting: the very next request on the other instance is refused.
-    expect((await call(other, 'GET', '/api/v1/namespaces/shared/flags', undefined, bearer)).status).toBe(401);
+    expect((await call(t.app, 'GET', '/api/v1/namespaces/shared/flags', undefined, bearer)).status).toBe(401);
+    await eventually(
+      () => (other.redisCache?.stats.revocationsReceived ?? 0) > received,
+      'the revocation, on the other instance',
+    );
+    expect((await list()).status).toBe(401);
   });
 });

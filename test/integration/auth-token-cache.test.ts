@@ -1,0 +1,174 @@
+// The token cache with `authentication.required: true`, on every database: a presented token is read
+// from the database once per instance and then answered from memory (so an authenticated evaluation
+// reads no database); a token deleted or expired on this instance stops at once; one deleted or
+// expired on another instance (or by `vexil token delete`) stops within `cache.poll_interval`; with
+// `poll_interval: 0` nothing is remembered. On PostgreSQL and MySQL: a known token keeps evaluating
+// while the database is away.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app/build-app.js';
+import { call, startTestApp, type TestApp } from '../helpers/app.js';
+import { describeEachBackend } from '../helpers/backends.js';
+import { buildAppOn, CuttableProxy, type Overrides, queriesOn, sleep } from './cache-support.js';
+
+const BOOT = 'bootstrap-secret-token';
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const REQUIRED: Overrides = {
+  authentication: { required: true, methods: { token: { enabled: true, bootstrap: { token: BOOT } } } },
+};
+const LISTENING: Overrides = { server: { host: '127.0.0.1', http_port: 0, grpc_port: 0 } };
+
+/** Waits (bounded) until `condition` holds; returns how long that took. */
+async function eventually(condition: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<number> {
+  const start = Date.now();
+  while (!(await condition())) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+  return Date.now() - start;
+}
+
+async function createToken(app: App, name: string): Promise<{ token: string; id: string }> {
+  const res = await call(app, 'POST', '/auth/v1/method/token', { name }, bearer(BOOT));
+  expect(res.status).toBe(200);
+  return { token: res.body.clientToken, id: res.body.authentication.id };
+}
+
+const evaluate = (app: App, token: string) =>
+  call(
+    app,
+    'POST',
+    '/evaluate/v1/boolean',
+    { namespaceKey: 'default', flagKey: 'cached-auth', entityId: 'e1', context: {} },
+    bearer(token),
+  );
+
+describeEachBackend('token cache', (backend) => {
+  let t: TestApp;
+  /** A second instance on the same database, polling every 100 ms. */
+  let other: App;
+  /** A third that never polls, so never remembers a token. */
+  let strict: App;
+
+  beforeAll(async () => {
+    t = await startTestApp(backend, REQUIRED);
+    other = await buildAppOn(t.database.url, { ...REQUIRED, ...LISTENING, cache: { poll_interval: '100ms' } });
+    await other.listen(); // starts the poller
+    strict = await buildAppOn(t.database.url, { ...REQUIRED, cache: { poll_interval: '0s' } });
+    const flag = await call(
+      t.app,
+      'POST',
+      '/api/v1/namespaces/default/flags',
+      { key: 'cached-auth', name: 'cached-auth', type: 'BOOLEAN_FLAG_TYPE', enabled: true },
+      bearer(BOOT),
+    );
+    expect(flag.status).toBe(200);
+  });
+  afterAll(async () => {
+    await strict?.close();
+    await other?.close();
+    await t?.close();
+  });
+
+  it('reads a presented token from the database once, then evaluates with no database read at all', async () => {
+    const { token } = await createToken(t.app, 'evaluator');
+    const first = await evaluate(t.app, token);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ enabled: true, flagKey: 'cached-auth' });
+    const tokenReads = await queriesOn(t.app, 'authentications');
+    const allReads = await queriesOn(t.app, 'flags');
+    for (let i = 0; i < 20; i++) expect((await evaluate(t.app, token)).status).toBe(200);
+    expect(await queriesOn(t.app, 'authentications')).toBe(tokenReads);
+    expect(await queriesOn(t.app, 'flags')).toBe(allReads);
+  });
+
+  it('looks an unknown token up every time and never remembers it', async () => {
+    const before = await queriesOn(t.app, 'authentications');
+    for (let i = 0; i < 3; i++) expect((await evaluate(t.app, 'no-such-token')).status).toBe(401);
+    expect(await queriesOn(t.app, 'authentications')).toBe(before + 3);
+  });
+
+  it('with cache.poll_interval 0, looks the token up on every request', async () => {
+    const { token } = await createToken(t.app, 'strict');
+    const before = await queriesOn(strict, 'authentications');
+    for (let i = 0; i < 3; i++) expect((await evaluate(strict, token)).status).toBe(200);
+    expect(await queriesOn(strict, 'authentications')).toBe(before + 3);
+  });
+
+  it('stops a token deleted here at once, and on the other instances within their poll interval', async () => {
+    const { token, id } = await createToken(t.app, 'doomed');
+    for (const app of [t.app, other, strict]) expect((await evaluate(app, token)).status).toBe(200);
+    const deleted = await call(t.app, 'DELETE', `/auth/v1/tokens/${id}`, undefined, bearer(BOOT));
+    expect(deleted.status).toBe(200);
+    // No waiting here, nor where tokens are not remembered.
+    expect((await evaluate(t.app, token)).status).toBe(401);
+    expect((await evaluate(strict, token)).status).toBe(401);
+    // The polling instance: a few 100 ms intervals at most (generous bound for a loaded CI machine).
+    const waited = await eventually(async () => (await evaluate(other, token)).status === 401, 'the poll');
+    expect(waited).toBeLessThan(5_000);
+  });
+
+  it('stops a token expired on another instance within the poll interval, and a token expired here at once', async () => {
+    const { token } = await createToken(t.app, 'expiring');
+    expect((await evaluate(other, token)).status).toBe(200);
+    expect((await evaluate(t.app, token)).status).toBe(200);
+    // Expire self on the polling instance: refused there at once, and on the first within its poll
+    // (the first instance runs no poller in this test, so its re-read is started by hand below).
+    expect((await call(other, 'PUT', '/auth/v1/self/expire', undefined, bearer(token))).status).toBe(200);
+    expect((await evaluate(other, token)).status).toBe(401);
+    expect((await evaluate(t.app, token)).status).toBe(200);
+    await t.app.services.auth.refreshCachedTokens();
+    expect((await evaluate(t.app, token)).status).toBe(401);
+  });
+
+  it('takes a later expiry set here at once (an expire with a future time replaces the remembered one)', async () => {
+    const { token } = await createToken(t.app, 'extended');
+    expect((await evaluate(t.app, token)).status).toBe(200);
+    const soon = new Date(Date.now() + 300).toISOString();
+    const set = await call(t.app, 'PUT', `/auth/v1/self/expire?expiresAt=${soon}`, undefined, bearer(token));
+    expect(set.status).toBe(200);
+    expect((await evaluate(t.app, token)).status).toBe(200);
+    // The remembered expiry is checked on every use: once it passes, refused without any re-read.
+    await sleep(400);
+    expect((await evaluate(t.app, token)).status).toBe(401);
+  });
+
+  describe.skipIf(backend.name === 'sqlite')('database away (networked databases only)', () => {
+    let proxy: CuttableProxy;
+    let app: App;
+
+    beforeAll(async () => {
+      const url = new URL(t.database.url);
+      proxy = await CuttableProxy.start(url.hostname, Number(url.port || (backend.name === 'postgres' ? 5432 : 3306)));
+      url.hostname = '127.0.0.1';
+      url.port = String(proxy.port);
+      app = await buildAppOn(url.toString(), {
+        ...REQUIRED,
+        ...LISTENING,
+        cache: { poll_interval: '100ms' },
+        db: { connect_timeout: '2s' },
+      });
+      await app.listen();
+    });
+    afterAll(async () => {
+      proxy?.restore();
+      await app?.close();
+      await proxy?.close();
+    });
+
+    it('keeps evaluating for a known token; an unknown one gets 503; both recover', async () => {
+      const { token } = await createToken(t.app, 'outage');
+      expect((await evaluate(app, token)).status).toBe(200);
+      proxy.cut();
+      // Several failed polls pass: the remembered token is kept, not dropped.
+      for (let i = 0; i < 5; i++) {
+        expect((await evaluate(app, token)).status).toBe(200);
+        await sleep(60);
+      }
+      expect((await evaluate(app, BOOT)).status).toBe(503);
+      proxy.restore();
+      await eventually(async () => (await evaluate(app, BOOT)).status === 200, 'the database to return');
+      expect((await evaluate(app, token)).status).toBe(200);
+    });
+  });
+});
