@@ -6,15 +6,15 @@
 // - preValidation: a token restricted to a namespace may only address that namespace, else 403
 //   (Flipt answers 401 here; see the README's compatibility notes). It runs once the body is parsed.
 // A token is looked up by hash in the database the first time this instance sees it; after that the
-// token cache answers (auth/token-cache.ts) with no promise and no database read, so an authenticated
-// evaluation costs what an open one does. A token deleted or expired here stops at once; one deleted
-// elsewhere within `cache.poll_interval`.
+// token cache answers (auth/token-cache.ts) with no promise and no database read. A token deleted or
+// expired here stops at once; one deleted elsewhere within `cache.poll_interval` (ADR 0010).
 
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { HttpApp } from '../api/http/app.js';
 import type { Config } from '../config/schema.js';
 import { PermissionDeniedError, UnauthenticatedError } from '../domain/errors.js';
 import type { AuthService } from '../services/auth.js';
+import { hashClientToken } from './client-token.js';
 import { clearedSessionCookies, cookieValue, presentedToken, TOKEN_COOKIE } from './credentials.js';
 import { namespaceAllowed } from './namespace-scope.js';
 import { allowsNamespaceScopedTokens, classifyRoute, isExcluded, type RouteAccess } from './route-policy.js';
@@ -25,6 +25,22 @@ declare module 'fastify' {
     /** The caller's authentication; set only when authentication is required and the route is protected. */
     authentication: Authentication | null;
   }
+}
+
+/**
+ * The last token each connection presented, with its hash. Hashing on every request cost 10–15 % of an
+ * authenticated evaluation (measured sharing a core); a keep-alive client sends the same token on
+ * every request, so it is hashed once per connection. The plaintext is kept only as long as the
+ * connection that carried it, never in the token cache.
+ */
+const lastTokenOf = new WeakMap<object, { token: string; hash: string }>();
+
+function hashOnConnection(connection: object, token: string): string {
+  const last = lastTokenOf.get(connection);
+  if (last !== undefined && last.token === token) return last.hash;
+  const hash = hashClientToken(token);
+  lastTokenOf.set(connection, { token, hash });
+  return hash;
 }
 
 export interface AuthenticationDeps {
@@ -77,7 +93,8 @@ export function installAuthentication(app: HttpApp, { config, auth }: Authentica
       }
       done();
     };
-    const known = auth.cachedAuthentication(token);
+    // (An injected request may come without a socket: then the memo lives with the request.)
+    const known = auth.rememberedAuthentication(hashOnConnection(request.raw.socket ?? request.raw, token));
     if (known !== undefined) return accept(known);
     auth.authenticate(token).then(accept, (err: unknown) => done(err as Error));
   });

@@ -83,13 +83,13 @@ export class AuthService {
   }
 
   /**
-   * What the token cache alone says of a presented token, with no database read: its live
-   * authentication, null when the remembered token has expired, undefined when it is not remembered
-   * (then call `authenticate`). The bearer check's fast path.
+   * What the token cache alone says of a presented token, given its hash (`hashClientToken`), with no
+   * database read: its live authentication, null when the remembered token has expired, undefined
+   * when it is not remembered (then call `authenticate`). The bearer check's fast path.
    */
-  cachedAuthentication(clientToken: string, nowMs: number = Date.now()): Authentication | null | undefined {
-    if (this.tokens === undefined || this.tokens.size === 0 || clientToken === '') return undefined;
-    const state = this.tokens.state(hashClientToken(clientToken), nowMs);
+  rememberedAuthentication(hashedToken: string, nowMs: number = Date.now()): Authentication | null | undefined {
+    if (this.tokens === undefined || this.tokens.size === 0) return undefined;
+    const state = this.tokens.state(hashedToken, nowMs);
     if (state === 'unknown') return undefined;
     return state === 'expired' ? null : state.live;
   }

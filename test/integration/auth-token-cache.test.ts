@@ -5,6 +5,7 @@
 // `poll_interval: 0` nothing is remembered. On PostgreSQL and MySQL: a known token keeps evaluating
 // while the database is away.
 
+import { Agent, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/build-app.js';
 import { call, startTestApp, type TestApp } from '../helpers/app.js';
@@ -80,6 +81,49 @@ describeEachBackend('token cache', (backend) => {
     for (let i = 0; i < 20; i++) expect((await evaluate(t.app, token)).status).toBe(200);
     expect(await queriesOn(t.app, 'authentications')).toBe(tokenReads);
     expect(await queriesOn(t.app, 'flags')).toBe(allReads);
+  });
+
+  it('on one keep-alive connection, answers each request for the token it presents', async () => {
+    const a = await createToken(t.app, 'connection-a');
+    const b = await createToken(t.app, 'connection-b');
+    expect((await call(t.app, 'DELETE', `/auth/v1/tokens/${b.id}`, undefined, bearer(BOOT))).status).toBe(200);
+    const address = other.http.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const sockets = new Set<unknown>();
+    const post = (token: string) =>
+      new Promise<number>((resolve, reject) => {
+        const body = JSON.stringify({ namespaceKey: 'default', flagKey: 'cached-auth', entityId: 'e1', context: {} });
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: '/evaluate/v1/boolean',
+            agent,
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('socket', (socket) => sockets.add(socket));
+        req.on('error', reject);
+        req.end(body);
+      });
+    try {
+      // The live token, a deleted one, nothing valid at all, then the live one again: same connection.
+      expect(await post(a.token)).toBe(200);
+      expect(await post(b.token)).toBe(401);
+      expect(await post('not-a-token')).toBe(401);
+      expect(await post(a.token)).toBe(200);
+      expect(await post(BOOT)).toBe(200);
+      expect(await post(b.token)).toBe(401);
+      expect(sockets.size).toBe(1);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('looks an unknown token up every time and never remembers it', async () => {
