@@ -1,6 +1,7 @@
 // Polls the namespaces' revisions so this instance sees writes made by other instances within one
-// interval, even without Redis (and, through `alsoPoll`, re-reads the tokens it remembers). A failed poll (database down) keeps the held snapshots: evaluations
-// go on answering from the last known configuration.
+// interval, even without Redis, and (through `alsoPoll`) re-reads the tokens it remembers. A failed
+// poll (database down) keeps the held snapshots and tokens: evaluations go on answering from the
+// last known configuration.
 
 import type { SnapshotCache } from './snapshot-cache.js';
 

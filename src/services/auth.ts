@@ -1,7 +1,7 @@
 // Authentication use cases: creating tokens (the plaintext is returned once, only its hash is
 // stored), resolving a presented token, listing, reading, expiring and deleting authentications, and
-// the bootstrap token created at start when no token exists yet. With a token cache (auth/token-cache.ts)
-// a presented token is read from the database once, not on every request.
+// the bootstrap token created at start when no token exists yet. With a token cache
+// (auth/token-cache.ts) a presented token is read from the database once, not on every request.
 
 import type { Kysely } from 'kysely';
 import { generateClientToken, hashClientToken } from '../auth/client-token.js';
