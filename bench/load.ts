@@ -66,7 +66,7 @@ async function runWrk(options: LoadOptions): Promise<LoadResult> {
     options.url,
   ];
   const [command, commandArgs] = options.cpus ? ['taskset', ['-c', options.cpus, 'wrk', ...args]] : ['wrk', args];
-  const output = await new Promise<string>((resolve, reject) => {
+  const { output, code } = await new Promise<{ output: string; code: number | null }>((resolve, reject) => {
     const child = spawn(command, commandArgs as string[], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => {
@@ -76,11 +76,13 @@ async function runWrk(options: LoadOptions): Promise<LoadResult> {
       out += d;
     });
     child.on('error', reject);
-    child.on('exit', () => resolve(out));
+    // 'close', not 'exit': 'exit' can come before the pipes are drained, and then the result line
+    // was lost (once seen as "wrk gave no result" with nothing printed).
+    child.on('close', (exitCode) => resolve({ output: out, code: exitCode }));
   });
   rmSync(dir, { recursive: true, force: true });
   const line = output.split('\n').find((l) => l.startsWith('WRK_JSON '));
-  if (!line) throw new Error(`wrk gave no result: ${output}`);
+  if (!line) throw new Error(`wrk gave no result (exit code ${code}): ${output}`);
   const r = JSON.parse(line.slice('WRK_JSON '.length)) as {
     requests: number;
     micros: number;
