@@ -76,6 +76,37 @@ export function parseRevokedTokenMessage(text: string): RevokedTokenMessage | un
   }
 }
 
+/**
+ * Announces a revoked token from a process that is not a server (`vexil token delete`): one
+ * connection, one PUBLISH, then disconnect. Resolves false when Redis could not be reached within
+ * `timeoutMs`; the servers then learn of it from their token poll.
+ */
+export async function announceRevokedToken(
+  settings: RedisSettings,
+  id: string,
+  { netTimeoutMs = 0, timeoutMs = 2000 }: { netTimeoutMs?: number; timeoutMs?: number } = {},
+): Promise<boolean> {
+  const connection = createRedisConnection(settings, { role: 'commands', netTimeoutMs });
+  // Connection errors surface as the timeout below, not as an unhandled 'error' event.
+  connection.on('error', () => {});
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('redis not reachable')), timeoutMs);
+      connection.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    const message: RevokedTokenMessage = { id, origin: `cli-${randomUUID()}` };
+    await connection.publish(new RedisKeys(settings.prefix).revokedTokens, JSON.stringify(message));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    connection.disconnect();
+  }
+}
+
 export interface RedisCacheOptions {
   settings: RedisSettings;
   /** Lifetime of a stored source (cache.ttl); 0: no expiry. */

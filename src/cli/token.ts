@@ -6,6 +6,7 @@ import { Command, InvalidArgumentError as CommanderArgumentError } from 'command
 import { authenticationToWire, createdTokenToWire } from '../api/http/schemas/auth.js';
 import { parseTimestamp } from '../auth/timestamp.js';
 import { AUTH_METHODS, type AuthMethod } from '../auth/types.js';
+import { announceRevokedToken } from '../cache/invalidation.js';
 import { parseDuration } from '../config/duration.js';
 import { ConfigError, loadConfig, ms } from '../config/load.js';
 import type { Config } from '../config/schema.js';
@@ -102,7 +103,16 @@ export async function listTokensCommand(config: Config, options: TokenListOption
   );
 }
 
-export async function deleteTokenCommand(config: Config, id: string): Promise<string> {
+/**
+ * Deletes a token. Running servers refuse it within `cache.poll_interval`; with the Redis cache
+ * configured the deletion is also announced there, so they refuse it at once. When Redis cannot be
+ * reached the deletion still stands, and `warn` says the servers will learn of it by polling.
+ */
+export async function deleteTokenCommand(
+  config: Config,
+  id: string,
+  warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Promise<string> {
   await withAuthService(config, async (auth) => {
     // An unknown id is an operator's typo: say so instead of succeeding silently as the API does.
     await auth.get(id).catch((err: unknown) => {
@@ -110,6 +120,16 @@ export async function deleteTokenCommand(config: Config, id: string): Promise<st
     });
     await auth.delete(id);
   });
+  if (config.cache.enabled && config.cache.backend === 'redis') {
+    const announced = await announceRevokedToken(config.cache.redis, id, {
+      netTimeoutMs: ms(config.cache.redis.net_timeout),
+    });
+    if (!announced) {
+      warn(
+        `vexil: redis not reachable; running servers stop accepting the token at their next poll (cache.poll_interval ${config.cache.poll_interval})`,
+      );
+    }
+  }
   return `deleted ${id}`;
 }
 
@@ -152,7 +172,7 @@ export function buildTokenCommand(configFile: () => string | undefined): Command
     .action((options: TokenListOptions) => run((config) => listTokensCommand(config, options)));
   token
     .command('delete')
-    .description('delete a token by id; it stops working at once')
+    .description('delete a token by id; servers refuse it within cache.poll_interval, at once with the Redis cache')
     .argument('<id>', 'authentication id')
     .action((id: string) => run((config) => deleteTokenCommand(config, id)));
   return token;

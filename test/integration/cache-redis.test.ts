@@ -9,8 +9,11 @@ import { afterAll, beforeAll, expect, it, describe as plainDescribe } from 'vite
 import type { App } from '../../src/app/build-app.js';
 import { parseRevisionMessage, parseRevokedTokenMessage } from '../../src/cache/invalidation.js';
 import { RedisKeys } from '../../src/cache/redis.js';
+import { deleteTokenCommand } from '../../src/cli/token.js';
+import { loadConfig } from '../../src/config/load.js';
 import { call, startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
+import { freePort } from '../helpers/process.js';
 import {
   buildAppOn,
   type Fixture,
@@ -163,6 +166,43 @@ describeWithRedis('redis snapshot cache', (backend) => {
     await eventually(() => (writer?.stats.received ?? 0) > writerReceived, 'the write back, on the first instance');
     expect(writer?.stats.received).toBe(writerReceived + 1);
     expect((await evaluate(t.app, fixture.flagKey)).body.match).toBe(true);
+  });
+
+  it('`vexil token delete` announces the deletion on Redis; without Redis it warns and still deletes', async () => {
+    const created = await call(t.app, 'POST', '/auth/v1/method/token', { name: 'cli-deleted' }, auth);
+    expect(created.status).toBe(200);
+    const bearer = { authorization: `Bearer ${created.body.clientToken}` };
+    const list = () => call(other, 'GET', '/api/v1/namespaces/shared/flags', undefined, bearer);
+    expect((await list()).status).toBe(200);
+    const received = other.redisCache?.stats.revocationsReceived ?? 0;
+    const warnings: string[] = [];
+    const config = loadConfig({ env: {}, overrides: { db: { url: t.database.url }, ...cache() } });
+    expect(await deleteTokenCommand(config, created.body.authentication.id, (line) => warnings.push(line))).toBe(
+      `deleted ${created.body.authentication.id}`,
+    );
+    expect(warnings).toEqual([]);
+    await eventually(
+      () => (other.redisCache?.stats.revocationsReceived ?? 0) > received,
+      'the CLI revocation, on the other instance',
+    );
+    expect((await list()).status).toBe(401);
+
+    // Redis unreachable: the token is deleted all the same, and the operator is told how it spreads.
+    const second = await call(t.app, 'POST', '/auth/v1/method/token', { name: 'cli-no-redis' }, auth);
+    const port = await freePort();
+    const unreachable = loadConfig({
+      env: {},
+      overrides: {
+        db: { url: t.database.url },
+        cache: { enabled: true, backend: 'redis', redis: { url: `redis://127.0.0.1:${port}`, prefix } },
+      },
+    });
+    await deleteTokenCommand(unreachable, second.body.authentication.id, (line) => warnings.push(line));
+    expect(warnings).toEqual([
+      'vexil: redis not reachable; running servers stop accepting the token at their next poll (cache.poll_interval 1s)',
+    ]);
+    const gone = await call(t.app, 'GET', `/auth/v1/tokens/${second.body.authentication.id}`, undefined, auth);
+    expect(gone.status).toBe(404);
   });
 
   it('stops a deleted token on the other instance as soon as the revocation arrives (no poller runs)', async () => {
