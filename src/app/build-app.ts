@@ -13,7 +13,7 @@ import { bootstrapTokenAuthentication, createTokenCleanup } from '../auth/bootst
 import type { TokenCleanupJob } from '../auth/cleanup.js';
 import { onAuthTokenCleanup } from '../auth/cleanup.js';
 import { installAuthentication } from '../auth/enforcement.js';
-import { TokenCache } from '../auth/token-cache.js';
+import { DEFAULT_MAX_CACHED_TOKENS, TokenCache } from '../auth/token-cache.js';
 import { createSnapshotCache } from '../cache/database-loader.js';
 import { RedisCache } from '../cache/invalidation.js';
 import { RevisionPoller } from '../cache/revision-poller.js';
@@ -111,7 +111,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const snapshots = createSnapshotCache(db.kysely, db.dialect, metrics, logger);
   const pollIntervalMs = ms(config.cache.poll_interval);
   // Without polling nothing would notice a token deleted elsewhere, so tokens are then looked up every time.
-  const tokens = pollIntervalMs > 0 ? new TokenCache() : undefined;
+  const tokens =
+    pollIntervalMs > 0
+      ? new TokenCache(DEFAULT_MAX_CACHED_TOKENS, {
+          ...(metrics.enabled
+            ? {
+                hit: () => metrics.cacheHit('auth'),
+                miss: () => metrics.cacheMiss('auth'),
+                invalidated: (count: number) => metrics.cacheInvalidation('auth', count),
+              }
+            : {}),
+        })
+      : undefined;
   const services = createServices(
     db.kysely,
     { snapshots, batchLimit: config.evaluation.batch_limit, metrics, tracing },

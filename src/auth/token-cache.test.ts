@@ -91,4 +91,31 @@ describe('TokenCache', () => {
     cache.clear();
     expect(cache.size).toBe(0);
   });
+
+  it('counts lookups as hits or misses, and tokens dropped because they changed', () => {
+    const counts = { hit: 0, miss: 0, invalidated: 0 };
+    const cache = new TokenCache(1, {
+      hit: () => counts.hit++,
+      miss: () => counts.miss++,
+      invalidated: (n) => {
+        counts.invalidated += n;
+      },
+    });
+    expect(cache.lookup('h1', NOW)).toBe('unknown');
+    cache.remember('h1', auth('a', NOW + 10), cache.generation);
+    expect(cache.lookup('h1', NOW)).not.toBe('unknown');
+    expect(cache.lookup('h1', NOW + 10)).toBe('expired');
+    // state() is the uncounted read (the database path checks again after the counted one).
+    cache.state('h1', NOW);
+    expect(counts).toEqual({ hit: 2, miss: 1, invalidated: 0 });
+    // Pushed out by the size bound: not an invalidation.
+    cache.remember('h2', auth('b'), cache.generation);
+    expect(counts.invalidated).toBe(0);
+    cache.forget('b');
+    cache.forget('b');
+    expect(counts.invalidated).toBe(1);
+    cache.remember('h3', auth('c'), cache.generation);
+    cache.refresh(['h3', 'h9'], new Map(), cache.generation);
+    expect(counts.invalidated).toBe(2);
+  });
 });

@@ -23,13 +23,24 @@ interface Entry {
 /** What the cache knows of a hashed token right now. */
 export type CachedTokenState = { live: Authentication } | 'expired' | 'unknown';
 
+/** Metrics hooks (`vexil_cache_*_total{cache="auth"}`). */
+export interface TokenCacheEvents {
+  hit?(): void;
+  miss?(): void;
+  /** Remembered tokens dropped because they were deleted, expired or changed (not the size bound). */
+  invalidated?(count: number): void;
+}
+
 export class TokenCache {
   readonly #byHash = new Map<string, Entry>();
   readonly #forgetListeners = new Set<(id: string) => void>();
   /** Bumped whenever a token is forgotten: a lookup or re-read begun before that may hold stale rows. */
   #generation = 0;
 
-  constructor(private readonly maxEntries = DEFAULT_MAX_CACHED_TOKENS) {}
+  constructor(
+    private readonly maxEntries = DEFAULT_MAX_CACHED_TOKENS,
+    private readonly events: TokenCacheEvents = {},
+  ) {}
 
   get size(): number {
     return this.#byHash.size;
@@ -37,6 +48,14 @@ export class TokenCache {
 
   get generation(): number {
     return this.#generation;
+  }
+
+  /** `state`, counted as a hit or a miss: for the bearer check, which asks once per request. */
+  lookup(hashedToken: string, nowMs: number): CachedTokenState {
+    const state = this.state(hashedToken, nowMs);
+    if (state === 'unknown') this.events.miss?.();
+    else this.events.hit?.();
+    return state;
   }
 
   state(hashedToken: string, nowMs: number): CachedTokenState {
@@ -67,9 +86,11 @@ export class TokenCache {
   /** Forgets the authentication with this id without telling anyone: another instance changed it. */
   drop(id: string): void {
     this.#generation++;
+    let dropped = 0;
     for (const [hash, entry] of this.#byHash) {
-      if (entry.authentication.id === id) this.#byHash.delete(hash);
+      if (entry.authentication.id === id && this.#byHash.delete(hash)) dropped++;
     }
+    if (dropped > 0) this.events.invalidated?.(dropped);
   }
 
   /** Calls `listener` with the id of every authentication `forget` is called for; returns the unsubscribe. */
@@ -90,13 +111,16 @@ export class TokenCache {
    */
   refresh(checked: readonly string[], found: ReadonlyMap<string, Authentication>, generation: number): void {
     const current = generation === this.#generation;
+    let dropped = 0;
     for (const hash of checked) {
       const authentication = found.get(hash);
-      if (authentication === undefined) this.#byHash.delete(hash);
-      else if (current && this.#byHash.has(hash)) {
+      if (authentication === undefined) {
+        if (this.#byHash.delete(hash)) dropped++;
+      } else if (current && this.#byHash.has(hash)) {
         this.#byHash.set(hash, { authentication, expiresAtMs: expiresAtMs(authentication) });
       }
     }
+    if (dropped > 0) this.events.invalidated?.(dropped);
   }
 
   clear(): void {

@@ -89,7 +89,7 @@ export class AuthService {
    */
   rememberedAuthentication(hashedToken: string, nowMs: number = Date.now()): Authentication | null | undefined {
     if (this.tokens === undefined || this.tokens.size === 0) return undefined;
-    const state = this.tokens.state(hashedToken, nowMs);
+    const state = this.tokens.lookup(hashedToken, nowMs);
     if (state === 'unknown') return undefined;
     return state === 'expired' ? null : state.live;
   }

@@ -10,7 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/build-app.js';
 import { call, startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
-import { buildAppOn, CuttableProxy, type Overrides, queriesOn, sleep } from './cache-support.js';
+import {
+  buildAppOn,
+  CuttableProxy,
+  metricsOf,
+  metricValue,
+  type Overrides,
+  queriesOn,
+  sleep,
+} from './cache-support.js';
 
 const BOOT = 'bootstrap-secret-token';
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -78,9 +86,14 @@ describeEachBackend('token cache', (backend) => {
     expect(first.body).toMatchObject({ enabled: true, flagKey: 'cached-auth' });
     const tokenReads = await queriesOn(t.app, 'authentications');
     const allReads = await queriesOn(t.app, 'flags');
+    const hits = metricValue(await metricsOf(t.app), 'vexil_cache_hits_total', { cache: 'auth' });
     for (let i = 0; i < 20; i++) expect((await evaluate(t.app, token)).status).toBe(200);
     expect(await queriesOn(t.app, 'authentications')).toBe(tokenReads);
     expect(await queriesOn(t.app, 'flags')).toBe(allReads);
+    // Operators see it too: the token cache's hits (a miss is the first lookup of a token).
+    const text = await metricsOf(t.app);
+    expect(metricValue(text, 'vexil_cache_hits_total', { cache: 'auth' })).toBe(hits + 20);
+    expect(metricValue(text, 'vexil_cache_misses_total', { cache: 'auth' })).toBeGreaterThanOrEqual(1);
   });
 
   it('on one keep-alive connection, answers each request for the token it presents', async () => {
@@ -142,14 +155,19 @@ describeEachBackend('token cache', (backend) => {
   it('stops a token deleted here at once, and on the other instances within their poll interval', async () => {
     const { token, id } = await createToken(t.app, 'doomed');
     for (const app of [t.app, other, strict]) expect((await evaluate(app, token)).status).toBe(200);
+    const invalidations = async (app: App) =>
+      metricValue(await metricsOf(app), 'vexil_cache_invalidations_total', { cache: 'auth' });
+    const [hereBefore, otherBefore] = [await invalidations(t.app), await invalidations(other)];
     const deleted = await call(t.app, 'DELETE', `/auth/v1/tokens/${id}`, undefined, bearer(BOOT));
     expect(deleted.status).toBe(200);
+    expect(await invalidations(t.app)).toBe(hereBefore + 1);
     // No waiting here, nor where tokens are not remembered.
     expect((await evaluate(t.app, token)).status).toBe(401);
     expect((await evaluate(strict, token)).status).toBe(401);
     // The polling instance: a few 100 ms intervals at most (generous bound for a loaded CI machine).
     const waited = await eventually(async () => (await evaluate(other, token)).status === 401, 'the poll');
     expect(waited).toBeLessThan(5_000);
+    expect(await invalidations(other)).toBe(otherBefore + 1);
   });
 
   it('stops a token expired on another instance within the poll interval, and a token expired here at once', async () => {
