@@ -13,6 +13,7 @@ import { describeEachBackend } from '../helpers/backends.js';
 import {
   buildAppOn,
   CuttableProxy,
+  eventually,
   metricsOf,
   metricValue,
   type Overrides,
@@ -26,16 +27,6 @@ const REQUIRED: Overrides = {
   authentication: { required: true, methods: { token: { enabled: true, bootstrap: { token: BOOT } } } },
 };
 const LISTENING: Overrides = { server: { host: '127.0.0.1', http_port: 0, grpc_port: 0 } };
-
-/** Waits (bounded) until `condition` holds; returns how long that took. */
-async function eventually(condition: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<number> {
-  const start = Date.now();
-  while (!(await condition())) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-  return Date.now() - start;
-}
 
 async function createToken(app: App, name: string): Promise<{ token: string; id: string }> {
   const res = await call(app, 'POST', '/auth/v1/method/token', { name }, bearer(BOOT));
@@ -165,7 +156,7 @@ describeEachBackend('token cache', (backend) => {
     expect((await evaluate(t.app, token)).status).toBe(401);
     expect((await evaluate(strict, token)).status).toBe(401);
     // The polling instance: a few 100 ms intervals at most (generous bound for a loaded CI machine).
-    const waited = await eventually(async () => (await evaluate(other, token)).status === 401, 'the poll');
+    const waited = await eventually(async () => (await evaluate(other, token)).status === 401, 'the poll', 10_000, 20);
     expect(waited).toBeLessThan(5_000);
     expect(await invalidations(other)).toBe(otherBefore + 1);
   });

@@ -16,6 +16,7 @@ import { describeEachBackend } from '../helpers/backends.js';
 import { freePort } from '../helpers/process.js';
 import {
   buildAppOn,
+  eventually,
   type Fixture,
   metricsOf,
   metricValue,
@@ -23,21 +24,7 @@ import {
   queriesOn,
   REDIS_SERVER,
   seedFixture,
-  sleep,
 } from './cache-support.js';
-
-/** Waits (bounded) for a condition that an asynchronous message brings about. */
-async function eventually(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 plainDescribe('revision messages', () => {
   it('parses what instances publish and rejects anything else', () => {

@@ -195,6 +195,24 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /**
+ * Waits (bounded) for a condition that something asynchronous brings about (a message, a poll),
+ * checking every `everyMs`; returns how long it took.
+ */
+export async function eventually(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+  everyMs = 10,
+): Promise<number> {
+  const start = Date.now();
+  while (!(await condition())) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
+  return Date.now() - start;
+}
+
+/**
  * A TCP proxy in front of a database server. `cut()` resets every connection and refuses new ones
  * (the database is gone, as far as the app can tell); `restore()` lets connections through again.
  */

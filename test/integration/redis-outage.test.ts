@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, describeEachBackend, type TestDatabase } from '../helpers/backends.js';
 import { type RunningVexil, startVexil } from '../helpers/process.js';
-import { metricValue, PrivateRedis, REDIS_SERVER, sleep } from './cache-support.js';
+import { eventually, metricValue, PrivateRedis, REDIS_SERVER, sleep } from './cache-support.js';
 
 const OUTAGE_WARNING = 'redis unavailable';
 
@@ -27,13 +27,8 @@ async function metric(instance: RunningVexil, name: string): Promise<number> {
   return metricValue(text, name);
 }
 
-async function eventually(condition: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
+/** `eventually` with this file's bounds: outages take longer to be noticed and healed. */
+const eventuallyHealed = (condition: () => Promise<boolean>, what: string) => eventually(condition, what, 20_000, 25);
 
 function warnings(instance: RunningVexil): number {
   return instance
@@ -143,7 +138,7 @@ describeWithRedis('redis outage', (backend) => {
       ).toBe(200);
     }
     for (const instance of [a, b]) {
-      await eventually(async () => (await metric(instance, 'vexil_cache_redis_up')) === 1, 'redis up at start');
+      await eventuallyHealed(async () => (await metric(instance, 'vexil_cache_redis_up')) === 1, 'redis up at start');
       expect(await toggleOn(instance)).toBe(true);
     }
     const evaluations = evaluateContinuously([a, b]);
@@ -151,13 +146,13 @@ describeWithRedis('redis outage', (backend) => {
     // Redis up: B learns of A's write through pub/sub.
     let expected = false;
     await setToggle(expected);
-    await eventually(async () => (await toggleOn(b)) === expected, 'B to see the write through pub/sub');
+    await eventuallyHealed(async () => (await toggleOn(b)) === expected, 'B to see the write through pub/sub');
 
     for (const cycle of [1, 2]) {
       await redis.kill();
       evaluations.outage = true;
       for (const instance of [a, b]) {
-        await eventually(
+        await eventuallyHealed(
           async () => (await metric(instance, 'vexil_cache_redis_outages_total')) === cycle,
           `outage ${cycle} counted`,
         );
@@ -177,24 +172,24 @@ describeWithRedis('redis outage', (backend) => {
       expect(cold.body.enabled).toBe(true);
 
       // Evaluations keep running through the outage for a while before Redis returns.
-      await eventually(async () => evaluations.answeredInOutage >= 50 * cycle, 'evaluations during the outage');
+      await eventuallyHealed(async () => evaluations.answeredInOutage >= 50 * cycle, 'evaluations during the outage');
       evaluations.outage = false;
       await redis.restart();
       for (const instance of [a, b]) {
-        await eventually(
+        await eventuallyHealed(
           async () => (await metric(instance, 'vexil_cache_redis_up')) === 1,
           `redis up again after outage ${cycle}`,
         );
       }
       // The announcement sent during the outage was lost; B re-reads revisions when Redis returns.
-      await eventually(
+      await eventuallyHealed(
         async () => (await toggleOn(b)) === expected,
         'B to catch up with the write made during the outage',
       );
       // And pub/sub invalidation works again.
       expected = !expected;
       await setToggle(expected);
-      await eventually(
+      await eventuallyHealed(
         async () => (await toggleOn(b)) === expected,
         `B to see a write through pub/sub after outage ${cycle}`,
       );
