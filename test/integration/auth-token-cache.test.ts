@@ -12,11 +12,12 @@ import { call, startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
 import {
   buildAppOn,
-  CuttableProxy,
+  type CuttableProxy,
   eventually,
   metricsOf,
   metricValue,
   type Overrides,
+  proxiedDatabase,
   queriesOn,
   sleep,
 } from './cache-support.js';
@@ -191,11 +192,9 @@ describeEachBackend('token cache', (backend) => {
     let app: App;
 
     beforeAll(async () => {
-      const url = new URL(t.database.url);
-      proxy = await CuttableProxy.start(url.hostname, Number(url.port || (backend.name === 'postgres' ? 5432 : 3306)));
-      url.hostname = '127.0.0.1';
-      url.port = String(proxy.port);
-      app = await buildAppOn(url.toString(), {
+      const proxied = await proxiedDatabase(t.database.url);
+      proxy = proxied.proxy;
+      app = await buildAppOn(proxied.url, {
         ...REQUIRED,
         ...LISTENING,
         cache: { poll_interval: '100ms' },

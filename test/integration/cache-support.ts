@@ -270,3 +270,13 @@ export class CuttableProxy {
     return new Promise((resolve) => this.#server.close(() => resolve()));
   }
 }
+
+/** A new CuttableProxy in front of the server of `dbUrl` (PostgreSQL or MySQL), and the URL through it. */
+export async function proxiedDatabase(dbUrl: string): Promise<{ proxy: CuttableProxy; url: string }> {
+  const url = new URL(dbUrl);
+  const defaultPort = url.protocol.startsWith('postgres') ? 5432 : 3306;
+  const proxy = await CuttableProxy.start(url.hostname, Number(url.port || defaultPort));
+  url.hostname = '127.0.0.1';
+  url.port = String(proxy.port);
+  return { proxy, url: url.toString() };
+}

@@ -10,10 +10,11 @@ import { call, startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
 import {
   buildAppOn,
-  CuttableProxy,
+  type CuttableProxy,
   type Fixture,
   metricsOf,
   metricValue,
+  proxiedDatabase,
   queriesOn,
   seedFixture,
   sleep,
@@ -130,11 +131,9 @@ describeEachBackend('memory snapshot cache', (backend) => {
     let app: App;
 
     beforeAll(async () => {
-      const url = new URL(t.database.url);
-      proxy = await CuttableProxy.start(url.hostname, Number(url.port || (backend.name === 'postgres' ? 5432 : 3306)));
-      url.hostname = '127.0.0.1';
-      url.port = String(proxy.port);
-      app = await buildAppOn(url.toString(), {
+      const proxied = await proxiedDatabase(t.database.url);
+      proxy = proxied.proxy;
+      app = await buildAppOn(proxied.url, {
         ...CACHE,
         cache: { ...CACHE.cache, poll_interval: '100ms' },
         server: { host: '127.0.0.1', http_port: 0, grpc_port: 0 },
