@@ -41,6 +41,11 @@ function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Reco
   return out;
 }
 
+/** The Authorization header that presents `token`. */
+export function bearer(token: string): { authorization: string } {
+  return { authorization: `Bearer ${token}` };
+}
+
 /** JSON request through inject; returns status, parsed body and headers. */
 export async function call(
   app: App,

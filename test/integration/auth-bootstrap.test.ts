@@ -9,12 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app/build-app.js';
 import { tokenCreateInput } from '../../src/cli/token.js';
 import { loadConfig } from '../../src/config/load.js';
-import { call } from '../helpers/app.js';
+import { bearer, call } from '../helpers/app.js';
 import { createTestDatabase, describeEachBackend, type TestDatabase } from '../helpers/backends.js';
 import { eventually } from './cache-support.js';
 
 const run = promisify(execFile);
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 function tokenSettings(bootstrap: Record<string, unknown>) {
   return { authentication: { required: true, methods: { token: { enabled: true, bootstrap } } } };

@@ -14,11 +14,10 @@ import {
 } from '../../src/auth/cleanup.js';
 import { loadConfig } from '../../src/config/load.js';
 import { readLock, tryAcquireLock } from '../../src/storage/operation-lock.js';
-import { call, startTestApp } from '../helpers/app.js';
+import { bearer, call, startTestApp } from '../helpers/app.js';
 import { createTestDatabase, describeEachBackend, type TestDatabase } from '../helpers/backends.js';
 
 const BOOT = 'cleanup-bootstrap-token';
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const silent = pino({ level: 'silent' });
 
 /** Polls `check` until it holds; fails after a generous deadline (a liveness bound, not a timing assertion). */

@@ -8,22 +8,22 @@
 import { Agent, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/build-app.js';
-import { call, startTestApp, type TestApp } from '../helpers/app.js';
+import { bearer, call, startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
 import {
+  type AppBehindProxy,
   buildAppOn,
   type CuttableProxy,
   eventually,
   metricsOf,
   metricValue,
   type Overrides,
-  proxiedDatabase,
   queriesOn,
   sleep,
+  startBehindProxy,
 } from './cache-support.js';
 
 const BOOT = 'bootstrap-secret-token';
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const REQUIRED: Overrides = {
   authentication: { required: true, methods: { token: { enabled: true, bootstrap: { token: BOOT } } } },
 };
@@ -188,25 +188,15 @@ describeEachBackend('token cache', (backend) => {
   });
 
   describe.skipIf(backend.name === 'sqlite')('database away (networked databases only)', () => {
-    let proxy: CuttableProxy;
+    let behind: AppBehindProxy;
     let app: App;
+    let proxy: CuttableProxy;
 
     beforeAll(async () => {
-      const proxied = await proxiedDatabase(t.database.url);
-      proxy = proxied.proxy;
-      app = await buildAppOn(proxied.url, {
-        ...REQUIRED,
-        ...LISTENING,
-        cache: { poll_interval: '100ms' },
-        db: { connect_timeout: '2s' },
-      });
-      await app.listen();
+      behind = await startBehindProxy(t.database.url, { ...REQUIRED, cache: { poll_interval: '100ms' } });
+      ({ app, proxy } = behind);
     });
-    afterAll(async () => {
-      proxy?.restore();
-      await app?.close();
-      await proxy?.close();
-    });
+    afterAll(async () => behind?.close());
 
     it('keeps evaluating for a known token; an unknown one gets 503; both recover', async () => {
       const { token } = await createToken(t.app, 'outage');

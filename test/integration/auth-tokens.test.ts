@@ -4,11 +4,10 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashClientToken } from '../../src/auth/client-token.js';
-import { call, startTestApp, type TestApp } from '../helpers/app.js';
+import { bearer, call, startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
 
 const BOOT = 'bootstrap-secret-token';
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const UNAUTHENTICATED = { code: 16, message: 'request was not authenticated', details: [] };
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 

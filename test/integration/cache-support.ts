@@ -271,12 +271,42 @@ export class CuttableProxy {
   }
 }
 
-/** A new CuttableProxy in front of the server of `dbUrl` (PostgreSQL or MySQL), and the URL through it. */
-export async function proxiedDatabase(dbUrl: string): Promise<{ proxy: CuttableProxy; url: string }> {
+/** An app whose database connections go through a cuttable proxy, listening (so its poller runs). */
+export interface AppBehindProxy {
+  app: App;
+  proxy: CuttableProxy;
+  /** Lets connections through again first, so the app can shut down cleanly, then closes both. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds and starts an app on `dbUrl` (PostgreSQL or MySQL) reached through a new CuttableProxy, on
+ * free ports, giving up on an unreachable database after 2 s; `overrides` are merged over that.
+ */
+export async function startBehindProxy(dbUrl: string, overrides: Overrides = {}): Promise<AppBehindProxy> {
   const url = new URL(dbUrl);
   const defaultPort = url.protocol.startsWith('postgres') ? 5432 : 3306;
   const proxy = await CuttableProxy.start(url.hostname, Number(url.port || defaultPort));
   url.hostname = '127.0.0.1';
   url.port = String(proxy.port);
-  return { proxy, url: url.toString() };
+  const base = { server: { host: '127.0.0.1', http_port: 0, grpc_port: 0 }, db: { connect_timeout: '2s' } };
+  let app: App | undefined;
+  try {
+    app = await buildAppOn(url.toString(), merge(base, overrides));
+    await app.listen(); // starts the revision poller
+  } catch (err) {
+    await app?.close().catch(() => {});
+    await proxy.close();
+    throw err;
+  }
+  const started = app;
+  return {
+    app: started,
+    proxy,
+    async close() {
+      proxy.restore();
+      await started.close();
+      await proxy.close();
+    },
+  };
 }

@@ -9,15 +9,16 @@ import type { App } from '../../src/app/build-app.js';
 import { call, startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
 import {
+  type AppBehindProxy,
   buildAppOn,
   type CuttableProxy,
   type Fixture,
   metricsOf,
   metricValue,
-  proxiedDatabase,
   queriesOn,
   seedFixture,
   sleep,
+  startBehindProxy,
 } from './cache-support.js';
 
 const CACHE = { cache: { enabled: true, backend: 'memory' } };
@@ -127,25 +128,15 @@ describeEachBackend('memory snapshot cache', (backend) => {
   });
 
   describe.skipIf(backend.name === 'sqlite')('database down while the cache is warm (networked databases only)', () => {
-    let proxy: CuttableProxy;
+    let behind: AppBehindProxy;
     let app: App;
+    let proxy: CuttableProxy;
 
     beforeAll(async () => {
-      const proxied = await proxiedDatabase(t.database.url);
-      proxy = proxied.proxy;
-      app = await buildAppOn(proxied.url, {
-        ...CACHE,
-        cache: { ...CACHE.cache, poll_interval: '100ms' },
-        server: { host: '127.0.0.1', http_port: 0, grpc_port: 0 },
-        db: { connect_timeout: '2s' },
-      });
-      await app.listen(); // starts the revision poller
+      behind = await startBehindProxy(t.database.url, { ...CACHE, cache: { ...CACHE.cache, poll_interval: '100ms' } });
+      ({ app, proxy } = behind);
     });
-    afterAll(async () => {
-      proxy?.restore();
-      await app?.close();
-      await proxy?.close();
-    });
+    afterAll(async () => behind?.close());
 
     it('keeps evaluating from the last snapshot, fails writes with 503, and recovers by itself', async () => {
       const evaluate = () =>
