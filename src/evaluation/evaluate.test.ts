@@ -1201,7 +1201,7 @@ describe('EntityEvaluator', () => {
             return new EntityEvaluator(s, entityId, context);
           };
           const evaluators = [evaluatorOf(0), evaluatorOf(1)];
-          const check = (evaluator: EntityEvaluator, key: string) =>
+          const check = (evaluator: EntityEvaluator, key: string) => {
             expectAnswerOfEvaluateFlag(
               answerOf(() => evaluator.flag(key)),
               s,
@@ -1209,6 +1209,17 @@ describe('EntityEvaluator', () => {
               evaluator.entityId,
               evaluator.context,
             );
+            // A flag at hand (from flagList) answers as its key does.
+            const compiled = s.flags.get(key);
+            if (compiled === undefined) return;
+            expectAnswerOfEvaluateFlag(
+              answerOf(() => evaluator.compiledFlag(compiled)),
+              s,
+              key,
+              evaluator.entityId,
+              evaluator.context,
+            );
+          };
           for (const { who, flag } of steps) {
             // who 2 and 3: a new evaluator takes the place of the second (a new generation mid-way).
             if (who >= 2) evaluators[1] = evaluatorOf(who);

@@ -456,6 +456,11 @@ export class EntityEvaluator {
     );
   }
 
+  /** `flag(flag.key)` for a flag of this evaluator's snapshot already at hand: no lookup by key. */
+  compiledFlag(flag: CompiledFlag): FlagEvaluation {
+    return flagItem(flag, flag.key, this.entityId, this.context, this.#slots, this.#generation);
+  }
+
   /**
    * Whether this evaluator answers for (snapshot, entityId, context) exactly as a new one would: the
    * same snapshot and entity id, and the same context object or one with the same keys whose values

@@ -261,6 +261,50 @@ describeEachBackend('tracing', (backend) => {
     expect(attr(evaluation, 'feature_flag.result.reason')).toBe(res.body.reason);
   });
 
+  it('traces OFREP bulk: one evaluate span per flag under the request span, all flags or those listed', async () => {
+    const ns = 'traced-bulk';
+    expect((await call(t.app, 'POST', '/api/v1/namespaces', { key: ns, name: 'B' })).status).toBe(200);
+    for (const key of ['bulk-a', 'bulk-b', 'bulk-c']) {
+      const created = await call(t.app, 'POST', `/api/v1/namespaces/${ns}/flags`, {
+        key,
+        name: key,
+        type: 'BOOLEAN_FLAG_TYPE',
+        enabled: key !== 'bulk-b',
+      });
+      expect(created.status).toBe(200);
+    }
+    const bulk = async (context: Record<string, string>) => {
+      const traceId = hex(16);
+      const res = await call(
+        t.app,
+        'POST',
+        '/ofrep/v1/evaluate/flags',
+        { context },
+        {
+          traceparent: `00-${traceId}-${hex(8)}-01`,
+          'x-flipt-namespace': ns,
+        },
+      );
+      expect(res.status).toBe(200);
+      await t.app.tracing.flush();
+      const spans = receiver.ofTrace(traceId);
+      const server = spans.find((s) => s.name === 'POST /ofrep/v1/evaluate/flags');
+      const evaluations = spans.filter((s) => s.name === 'evaluate');
+      expect(evaluations.every((e) => e.parentSpanId === server?.spanId)).toBe(true);
+      expect(evaluations.every((e) => attr(e, 'vexil.namespace') === ns)).toBe(true);
+      return {
+        body: res.body as { flags: { key: string }[] },
+        flags: evaluations.map((e) => attr(e, 'feature_flag.key')),
+      };
+    };
+    const all = await bulk({ targetingKey: 'entity-1' });
+    expect(all.body.flags.map((f) => f.key)).toEqual(['bulk-a', 'bulk-b', 'bulk-c']);
+    expect(all.flags.sort()).toEqual(['bulk-a', 'bulk-b', 'bulk-c']);
+    const listed = await bulk({ targetingKey: 'entity-1', flags: 'bulk-c,bulk-a' });
+    expect(listed.body.flags.map((f) => f.key)).toEqual(['bulk-c', 'bulk-a']);
+    expect(listed.flags.sort()).toEqual(['bulk-a', 'bulk-c']);
+  });
+
   it('traces Redis calls made through withRedisSpan under the request span', async () => {
     const { tracing } = t.app;
     const traceId = hex(16);

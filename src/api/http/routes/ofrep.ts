@@ -13,7 +13,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { ms } from '../../../config/load.js';
 import { DomainError, GrpcCode } from '../../../domain/errors.js';
-import type { EntityEvaluator, EvaluationContext, NamespaceSnapshot } from '../../../evaluation/index.js';
+import type { CompiledFlag, EntityEvaluator, EvaluationContext, NamespaceSnapshot } from '../../../evaluation/index.js';
 import { DEFAULT_NAMESPACE } from '../../../services/evaluation.js';
 import { setRequestIdHeader } from '../../../telemetry/http.js';
 import type { HttpApp } from '../app.js';
@@ -208,6 +208,15 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
     }
   };
 
+  /** evaluateBulkOne for a flag of the evaluator's snapshot (no lookup by key). */
+  const evaluateBulkFlag = (evaluator: EntityEvaluator, flag: CompiledFlag): Buffer => {
+    try {
+      return ofrepFlagJson(evaluation.entityCompiledFlag(evaluator, flag));
+    } catch (err) {
+      throw new FlagFailure(flag.key, err);
+    }
+  };
+
   await app.register(
     async (plainScope) => {
       const scope = plainScope.withTypeProvider<TypeBoxTypeProvider>();
@@ -307,12 +316,15 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
             // One evaluator for the whole request: each segment is evaluated once, not once per flag.
             const evaluator = evaluation.entityEvaluator(snapshot, entityId, context as EvaluationContext);
             const flags: Buffer[] = [];
+            // Indexed loops: for-of allocates an iterator per loop (evaluate.ts).
             if (keys !== undefined) {
-              for (const key of keys) flags.push(evaluateBulkOne(evaluator, key));
+              for (let i = 0; i < keys.length; i++) flags.push(evaluateBulkOne(evaluator, keys[i] as string));
             } else {
               // Every boolean flag, and the enabled variant flags, in creation order (Flipt).
-              for (const flag of snapshot.flagList) {
-                if (flag.type === 'BOOLEAN_FLAG_TYPE' || flag.enabled) flags.push(evaluateBulkOne(evaluator, flag.key));
+              const flagList = snapshot.flagList;
+              for (let i = 0; i < flagList.length; i++) {
+                const flag = flagList[i] as CompiledFlag;
+                if (flag.type === 'BOOLEAN_FLAG_TYPE' || flag.enabled) flags.push(evaluateBulkFlag(evaluator, flag));
               }
             }
             sendJsonText(reply, ofrepBulkJson(flags));
