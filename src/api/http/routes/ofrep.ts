@@ -199,21 +199,19 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
     }
   };
 
-  /** evaluateOne for one flag of a bulk request, through the request's evaluator. */
-  const evaluateBulkOne = (evaluator: EntityEvaluator, key: string): Buffer => {
+  /**
+   * evaluateOne for one flag of a bulk request, through the request's evaluator; `compiled` is the
+   * snapshot's flag of that key when the caller has it (from flagList), so it is not looked up again.
+   */
+  const evaluateBulkOne = (evaluator: EntityEvaluator, key: string, compiled?: CompiledFlag): Buffer => {
     try {
-      return ofrepFlagJson(evaluation.entityFlag(evaluator, key));
+      return ofrepFlagJson(
+        compiled === undefined
+          ? evaluation.entityFlag(evaluator, key)
+          : evaluation.entityCompiledFlag(evaluator, compiled),
+      );
     } catch (err) {
       throw new FlagFailure(key, err);
-    }
-  };
-
-  /** evaluateBulkOne for a flag of the evaluator's snapshot (no lookup by key). */
-  const evaluateBulkFlag = (evaluator: EntityEvaluator, flag: CompiledFlag): Buffer => {
-    try {
-      return ofrepFlagJson(evaluation.entityCompiledFlag(evaluator, flag));
-    } catch (err) {
-      throw new FlagFailure(flag.key, err);
     }
   };
 
@@ -324,7 +322,9 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
               const flagList = snapshot.flagList;
               for (let i = 0; i < flagList.length; i++) {
                 const flag = flagList[i] as CompiledFlag;
-                if (flag.type === 'BOOLEAN_FLAG_TYPE' || flag.enabled) flags.push(evaluateBulkFlag(evaluator, flag));
+                if (flag.type === 'BOOLEAN_FLAG_TYPE' || flag.enabled) {
+                  flags.push(evaluateBulkOne(evaluator, flag.key, flag));
+                }
               }
             }
             sendJsonText(reply, ofrepBulkJson(flags));
