@@ -35,21 +35,20 @@ export interface RevisionMessage {
   origin: string;
 }
 
-export function parseRevisionMessage(text: string): RevisionMessage | undefined {
+/** The JSON object `text` holds, or undefined when it is not JSON or not an object (a channel may carry anything). */
+function parseObject(text: string): Record<string, unknown> | undefined {
   try {
-    const value = JSON.parse(text) as Partial<RevisionMessage> | null;
-    if (
-      typeof value !== 'object' ||
-      value === null ||
-      typeof value.ns !== 'string' ||
-      typeof value.origin !== 'string'
-    ) {
-      return undefined;
-    }
-    return { ns: value.ns, origin: value.origin, ...(typeof value.rev === 'string' ? { rev: value.rev } : {}) };
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
+}
+
+export function parseRevisionMessage(text: string): RevisionMessage | undefined {
+  const value = parseObject(text);
+  if (value === undefined || typeof value.ns !== 'string' || typeof value.origin !== 'string') return undefined;
+  return { ns: value.ns, origin: value.origin, ...(typeof value.rev === 'string' ? { rev: value.rev } : {}) };
 }
 
 /** One announcement on the revoked-tokens channel: an authentication deleted or expired. */
@@ -60,20 +59,9 @@ export interface RevokedTokenMessage {
 }
 
 export function parseRevokedTokenMessage(text: string): RevokedTokenMessage | undefined {
-  try {
-    const value = JSON.parse(text) as Partial<RevokedTokenMessage> | null;
-    if (
-      typeof value !== 'object' ||
-      value === null ||
-      typeof value.id !== 'string' ||
-      typeof value.origin !== 'string'
-    ) {
-      return undefined;
-    }
-    return { id: value.id, origin: value.origin };
-  } catch {
-    return undefined;
-  }
+  const value = parseObject(text);
+  if (value === undefined || typeof value.id !== 'string' || typeof value.origin !== 'string') return undefined;
+  return { id: value.id, origin: value.origin };
 }
 
 /**
