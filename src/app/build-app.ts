@@ -113,15 +113,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Without polling nothing would notice a token deleted elsewhere, so tokens are then looked up every time.
   const tokens =
     pollIntervalMs > 0
-      ? new TokenCache(DEFAULT_MAX_CACHED_TOKENS, {
-          ...(metrics.enabled
+      ? new TokenCache(
+          DEFAULT_MAX_CACHED_TOKENS,
+          metrics.enabled
             ? {
                 hit: () => metrics.cacheHit('auth'),
                 miss: () => metrics.cacheMiss('auth'),
-                invalidated: (count: number) => metrics.cacheInvalidation('auth', count),
+                invalidated: (count) => metrics.cacheInvalidation('auth', count),
               }
-            : {}),
-        })
+            : {},
+        )
       : undefined;
   const services = createServices(
     db.kysely,

@@ -122,11 +122,6 @@ export class TokenCache {
     }
     if (dropped > 0) this.events.invalidated?.(dropped);
   }
-
-  clear(): void {
-    this.#generation++;
-    this.#byHash.clear();
-  }
 }
 
 function expiresAtMs(authentication: Authentication): number {
