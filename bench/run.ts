@@ -27,6 +27,9 @@
 //          and keep its best run — on a shared machine the best run is the least disturbed one; the
 //          ratio to bare is also given as the median of the rounds' back-to-back ratios)
 //          --auth (authentication required: every request, the bare server's too, carries a bearer token)
+//          --same-processes (keep one Vexil and one bare server for every round; by default each round
+//          after the first starts both afresh: one process can run 10–19 % faster or slower than another
+//          of the same build for its whole life, ADR 0011, so rounds of one pair would all share its luck)
 //          --cpu-prof DIR (write V8 CPU profiles of the measured servers, Vexil's and the bare one, into DIR,
 //          one per server start)
 
@@ -54,6 +57,8 @@ interface Options {
   scenarios: Scenario[];
   cpuProfileDir: string | undefined;
   auth: boolean;
+  /** Every round after the first restarts both servers (unless --same-processes). */
+  freshProcesses: boolean;
 }
 
 /** The bootstrap token of the server under --auth. */
@@ -96,6 +101,7 @@ function parseOptions(argv: string[]): Options {
     scenarios,
     cpuProfileDir: get('cpu-prof'),
     auth: argv.includes('--auth'),
+    freshProcesses: !argv.includes('--same-processes'),
   };
 }
 
@@ -275,7 +281,7 @@ async function main(): Promise<void> {
     console.log(
       `vexil bench: ${options.flags} flags, ${options.connections} connections, ${options.duration} s per scenario ` +
         `(server ${options.runtime === 'compiled' ? 'compiled by tsc' : 'run by tsx'}${options.auth ? ', authentication required' : ''}) ` +
-        `(+${options.warmup} s warm-up${options.repeat > 1 ? `, best of ${options.repeat}` : ''}), load by ${options.tool}, ` +
+        `(+${options.warmup} s warm-up${options.repeat > 1 ? `, best of ${options.repeat}${options.freshProcesses ? ', both servers started afresh each round' : ''}` : ''}), load by ${options.tool}, ` +
         (pins
           ? `server on CPU ${pins.server}, load on CPU ${pins.load}`
           : 'no CPU pinning (taskset or a second core missing)'),
@@ -288,20 +294,28 @@ async function main(): Promise<void> {
     // Measure a server that starts with the flags, as one would in production: the seeding writes
     // leave their own garbage and heap growth behind.
     await stop(server);
-    server = await startServer();
-    const rssBefore = rssMiB(server.pid) ?? 0;
-    const first = await fetch(`${baseUrl}/evaluate/v1/boolean`, {
-      method: 'POST',
-      headers: authHeaders,
-      body: JSON.stringify({ flagKey: seeded.booleanFlags[0], entityId: 'warm', context: BENCH_CONTEXT }),
-    });
-    if (first.status !== 200) throw new Error(`first evaluation answered ${first.status} ${await first.text()}`);
-    // A running deployment has served its dashboard: measure a server that has answered a management
-    // request too (one once made every later request pay for async hooks, ADR 0009).
-    const managementRead = await fetch(`${baseUrl}/api/v1/namespaces/default/flags?limit=5`, { headers: authHeaders });
-    if (managementRead.status !== 200) throw new Error(`listing flags answered ${managementRead.status}`);
+    /** Starts the seeded server as it is measured: its snapshot loaded by a first evaluation, and a management read answered. */
+    const startMeasuredServer = async (): Promise<{ child: ChildProcess; rssStarted: number }> => {
+      const child = await startServer();
+      const rssStarted = rssMiB(child.pid) ?? 0;
+      const first = await fetch(`${baseUrl}/evaluate/v1/boolean`, {
+        method: 'POST',
+        headers: authHeaders,
+        body: JSON.stringify({ flagKey: seeded.booleanFlags[0], entityId: 'warm', context: BENCH_CONTEXT }),
+      });
+      if (first.status !== 200) throw new Error(`first evaluation answered ${first.status} ${await first.text()}`);
+      // A running deployment has served its dashboard: measure a server that has answered a management
+      // request too (one once made every later request pay for async hooks, ADR 0009).
+      const managementRead = await fetch(`${baseUrl}/api/v1/namespaces/default/flags?limit=5`, {
+        headers: authHeaders,
+      });
+      if (managementRead.status !== 200) throw new Error(`listing flags answered ${managementRead.status}`);
+      return { child, rssStarted };
+    };
+    const restarted = await startMeasuredServer();
+    server = restarted.child;
     console.log(
-      `restarted the server: RSS ${format(rssBefore, 1)} MiB, ${format(rssMiB(server.pid) ?? 0, 1)} MiB once the snapshot is loaded`,
+      `restarted the server: RSS ${format(restarted.rssStarted, 1)} MiB, ${format(rssMiB(server.pid) ?? 0, 1)} MiB once the snapshot is loaded`,
     );
 
     const flagsInBatch = [...seeded.booleanFlags.slice(0, 25), ...seeded.variantFlags.slice(0, 25)];
@@ -341,19 +355,37 @@ async function main(): Promise<void> {
 
     // The ceiling: a bare Fastify server, hit with each scenario's own POST (same path and body), on
     // the same Node options as Vexil (started without them, it once came out slower than Vexil).
-    if (options.scenarios.includes('bare')) {
-      bare = spawnPinned(
+    const startBare = async (): Promise<void> => {
+      const child = spawnPinned(
         pins?.server,
         process.execPath,
         [...NODE_FLAGS, ...profiling, '--import', 'tsx', 'bench/bare-server.ts'],
         process.env,
       );
+      bare = child;
       const port = await new Promise<number>((resolve, reject) => {
-        bare?.stdout?.once('data', (d) => resolve(Number(String(d).trim())));
-        bare?.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+        child.stdout?.once('data', (d) => resolve(Number(String(d).trim())));
+        child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
       });
       bareUrl = `http://127.0.0.1:${port}`;
-    }
+    };
+    if (options.scenarios.includes('bare')) await startBare();
+
+    // The largest resident memory of a measured server once it has run its rounds.
+    let rssAfterRounds = 0;
+    const noteRss = () => {
+      rssAfterRounds = Math.max(rssAfterRounds, rssMiB(server?.pid) ?? 0);
+    };
+    /** A fresh pair of processes for the next round (see --same-processes). */
+    const restartBoth = async (): Promise<void> => {
+      noteRss();
+      await stop(server);
+      server = (await startMeasuredServer()).child;
+      if (bare !== undefined) {
+        await stop(bare);
+        await startBare();
+      }
+    };
 
     const measure = async (pid: number | undefined, url: string, body: string, warm: boolean): Promise<Measured> => {
       const load = { url, body, headers: authHeaders, connections: options.connections, cpus: pins?.load };
@@ -416,8 +448,11 @@ async function main(): Promise<void> {
       const roundRatios: number[] = [];
       const sharedRatios: number[] = [];
       for (let round = 0; round < options.repeat; round++) {
-        const bareRound = bareUrl ? await measure(bare?.pid, `${bareUrl}${path}`, text, round === 0) : undefined;
-        const ours = await measure(server.pid, `${baseUrl}${path}`, text, round === 0);
+        const fresh = round > 0 && options.freshProcesses;
+        if (fresh) await restartBoth();
+        const warm = round === 0 || fresh;
+        const bareRound = bareUrl ? await measure(bare?.pid, `${bareUrl}${path}`, text, warm) : undefined;
+        const ours = await measure(server?.pid, `${baseUrl}${path}`, text, warm);
         if (bareRound) {
           ceiling = better(ceiling, bareRound);
           roundRatios.push(ours.result.requestsPerSecond / bareRound.result.requestsPerSecond);
@@ -439,7 +474,7 @@ async function main(): Promise<void> {
       );
     }
 
-    const rss = rssMiB(server.pid);
+    noteRss();
     console.log('');
     console.log(
       '| scenario | requests/s | p50 ms | p99 ms | evaluations/s | bare Fastify req/s (same POST) | vs bare (best / median of rounds) | vs bare sharing a core (median) | server CPU µs/req (bare) |',
@@ -464,7 +499,10 @@ async function main(): Promise<void> {
       );
     }
     console.log('');
-    console.log(`server resident memory after the run: ${format(rss ?? 0, 1)} MiB (${options.flags} flags)`);
+    console.log(
+      `server resident memory after the run: ${format(rssAfterRounds, 1)} MiB (${options.flags} flags` +
+        `${options.freshProcesses && options.repeat > 1 ? '; the largest of the processes measured' : ''})`,
+    );
   } finally {
     await stop(bare);
     await stop(server);
