@@ -106,7 +106,7 @@ describeEachBackend('token cache', (backend) => {
             method: 'POST',
             path: '/evaluate/v1/boolean',
             agent,
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+            headers: { 'content-type': 'application/json', ...bearer(token) },
           },
           (res) => {
             res.resume();

@@ -11,7 +11,7 @@ import { parseRevisionMessage, parseRevokedTokenMessage } from '../../src/cache/
 import { RedisKeys } from '../../src/cache/redis.js';
 import { deleteTokenCommand } from '../../src/cli/token.js';
 import { loadConfig } from '../../src/config/load.js';
-import { call, startTestApp, type TestApp } from '../helpers/app.js';
+import { bearer, call, startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
 import { freePort } from '../helpers/process.js';
 import {
@@ -57,7 +57,7 @@ describeWithRedis('redis snapshot cache', (backend) => {
     cache: { enabled: true, backend: 'redis', redis: { url: redis.url, prefix } },
     authentication: { required: true, methods: { token: { enabled: true, bootstrap: { token: 'bootstrap-secret' } } } },
   });
-  const auth = { authorization: 'Bearer bootstrap-secret' };
+  const auth = bearer('bootstrap-secret');
 
   beforeAll(async () => {
     redis = await PrivateRedis.start();
@@ -158,8 +158,8 @@ describeWithRedis('redis snapshot cache', (backend) => {
   it('`vexil token delete` announces the deletion on Redis; without Redis it warns and still deletes', async () => {
     const created = await call(t.app, 'POST', '/auth/v1/method/token', { name: 'cli-deleted' }, auth);
     expect(created.status).toBe(200);
-    const bearer = { authorization: `Bearer ${created.body.clientToken}` };
-    const list = () => call(other, 'GET', '/api/v1/namespaces/shared/flags', undefined, bearer);
+    const asCreated = bearer(created.body.clientToken);
+    const list = () => call(other, 'GET', '/api/v1/namespaces/shared/flags', undefined, asCreated);
     expect((await list()).status).toBe(200);
     const received = other.redisCache?.stats.revocationsReceived ?? 0;
     const warnings: string[] = [];
@@ -195,8 +195,8 @@ describeWithRedis('redis snapshot cache', (backend) => {
   it('stops a deleted token on the other instance as soon as the revocation arrives (no poller runs)', async () => {
     const created = await call(t.app, 'POST', '/auth/v1/method/token', { name: 'short-lived', description: '' }, auth);
     expect(created.status).toBe(200);
-    const bearer = { authorization: `Bearer ${created.body.clientToken}` };
-    const list = () => call(other, 'GET', '/api/v1/namespaces/shared/flags', undefined, bearer);
+    const asCreated = bearer(created.body.clientToken);
+    const list = () => call(other, 'GET', '/api/v1/namespaces/shared/flags', undefined, asCreated);
     expect((await list()).status).toBe(200);
     // Remembered now: the other instance answers this token without reading the database.
     const reads = await queriesOn(other, 'authentications');
@@ -207,7 +207,7 @@ describeWithRedis('redis snapshot cache', (backend) => {
     expect(
       (await call(t.app, 'DELETE', `/auth/v1/tokens/${created.body.authentication.id}`, undefined, auth)).status,
     ).toBe(200);
-    expect((await call(t.app, 'GET', '/api/v1/namespaces/shared/flags', undefined, bearer)).status).toBe(401);
+    expect((await call(t.app, 'GET', '/api/v1/namespaces/shared/flags', undefined, asCreated)).status).toBe(401);
     await eventually(
       () => (other.redisCache?.stats.revocationsReceived ?? 0) > received,
       'the revocation, on the other instance',

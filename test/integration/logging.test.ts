@@ -14,7 +14,7 @@ import { requestLogLevel, routeKind } from '../../src/telemetry/http.js';
 import { createLogger } from '../../src/telemetry/logger.js';
 import { Metrics } from '../../src/telemetry/metrics.js';
 import { Tracing } from '../../src/telemetry/tracing.js';
-import { call } from '../helpers/app.js';
+import { bearer, call } from '../helpers/app.js';
 import { createTestDatabase, describeEachBackend, type TestDatabase } from '../helpers/backends.js';
 
 type LogLine = Record<string, unknown> & { level: number; msg?: string; requestId?: string };
@@ -58,7 +58,7 @@ describeEachBackend('request logging', (backend) => {
     await database?.drop();
   });
 
-  const bearer = { authorization: `Bearer ${bootstrapToken}` };
+  const asBootstrap = bearer(bootstrapToken);
 
   it('logs a management request once, with the incoming X-Request-Id, and echoes the id', async () => {
     const start = capture.raw.length;
@@ -67,7 +67,7 @@ describeEachBackend('request logging', (backend) => {
       'POST',
       '/api/v1/namespaces',
       { key: 'logged', name: 'Logged' },
-      { ...bearer, 'x-request-id': 'req-mgmt-0001' },
+      { ...asBootstrap, 'x-request-id': 'req-mgmt-0001' },
     );
     expect(res.status).toBe(200);
     expect(res.headers['x-request-id']).toBe('req-mgmt-0001');
@@ -87,9 +87,9 @@ describeEachBackend('request logging', (backend) => {
 
   it('generates a request id when none (or an unusable one) comes in, and logs that id', async () => {
     const start = capture.raw.length;
-    const plain = await call(app, 'GET', '/api/v1/namespaces/logged?reference=x', undefined, bearer);
+    const plain = await call(app, 'GET', '/api/v1/namespaces/logged?reference=x', undefined, asBootstrap);
     const junk = await call(app, 'GET', '/api/v1/namespaces/logged', undefined, {
-      ...bearer,
+      ...asBootstrap,
       'x-request-id': 'x'.repeat(200),
     });
     for (const res of [plain, junk]) {
@@ -107,7 +107,10 @@ describeEachBackend('request logging', (backend) => {
       ['/api/no/such/route', 404],
       ['/health', 200],
     ] as const) {
-      const res = await call(app, 'GET', url, undefined, { ...bearer, 'x-request-id': `id-${status}-${url.length}` });
+      const res = await call(app, 'GET', url, undefined, {
+        ...asBootstrap,
+        'x-request-id': `id-${status}-${url.length}`,
+      });
       expect(res.status).toBe(status);
       expect(res.headers['x-request-id']).toBe(`id-${status}-${url.length}`);
     }
@@ -121,7 +124,7 @@ describeEachBackend('request logging', (backend) => {
     await call(app, 'GET', '/health', undefined, { 'x-request-id': 'probe-1' });
     await call(app, 'GET', '/metrics', undefined, { 'x-request-id': 'probe-2' });
     await call(app, 'GET', '/api/v1/namespaces', undefined, { 'x-request-id': 'unauth-1' });
-    await call(app, 'GET', '/api/v1/namespaces/nope', undefined, { ...bearer, 'x-request-id': 'missing-1' });
+    await call(app, 'GET', '/api/v1/namespaces/nope', undefined, { ...asBootstrap, 'x-request-id': 'missing-1' });
     const lines = requestLines(capture.lines().slice(start));
     expect(lines.map((l) => [l.requestId, l.level, l.status])).toEqual([
       ['unauth-1', 40, 401],
@@ -139,7 +142,7 @@ describeEachBackend('request logging', (backend) => {
       'POST',
       '/api/v1/namespaces/default/flags',
       { key: 'log-flag', name: 'F', type: 'BOOLEAN_FLAG_TYPE', enabled: true },
-      bearer,
+      asBootstrap,
     );
     expect(flag.status).toBe(200);
     const start = capture.raw.length;
@@ -148,7 +151,7 @@ describeEachBackend('request logging', (backend) => {
       'POST',
       '/evaluate/v1/boolean',
       { namespaceKey: 'default', flagKey: 'log-flag', entityId: 'entity-7781', context: {} },
-      { ...bearer, 'x-request-id': 'eval-1' },
+      { ...asBootstrap, 'x-request-id': 'eval-1' },
     );
     expect(res.status).toBe(200);
     expect(res.headers['x-request-id']).toBe('eval-1');
@@ -157,7 +160,7 @@ describeEachBackend('request logging', (backend) => {
       'POST',
       '/evaluate/v1/boolean',
       { namespaceKey: 'default', flagKey: 'no-such-flag', entityId: 'entity-7781', context: {} },
-      { ...bearer, 'x-request-id': 'eval-2' },
+      { ...asBootstrap, 'x-request-id': 'eval-2' },
     );
     expect(missing.status).toBe(404);
     const lines = requestLines(capture.lines().slice(start));
@@ -170,14 +173,12 @@ describeEachBackend('request logging', (backend) => {
       'POST',
       '/auth/v1/method/token',
       { name: 'ci', description: 'for the log test' },
-      bearer,
+      asBootstrap,
     );
     expect(created.status).toBe(200);
     const clientToken = created.body.clientToken as string;
     expect(clientToken.length).toBeGreaterThan(8);
-    expect(
-      (await call(app, 'GET', '/api/v1/namespaces', undefined, { authorization: `Bearer ${clientToken}` })).status,
-    ).toBe(200);
+    expect((await call(app, 'GET', '/api/v1/namespaces', undefined, bearer(clientToken))).status).toBe(200);
     const basic = Buffer.from(`admin:${password}`).toString('base64');
     expect((await call(app, 'GET', '/api/v1/namespaces', undefined, { authorization: `Basic ${basic}` })).status).toBe(
       401,
@@ -187,10 +188,10 @@ describeEachBackend('request logging', (backend) => {
       'POST',
       '/api/v1/namespaces',
       { key: 'pw', name: 'P', password, token: clientToken },
-      { authorization: `Bearer ${clientToken}` },
+      bearer(clientToken),
     );
-    await call(app, 'GET', '/api/v1/namespaces', undefined, { authorization: `Bearer not-a-token-${password}` });
-    await call(app, 'GET', '/meta/config', undefined, bearer);
+    await call(app, 'GET', '/api/v1/namespaces', undefined, bearer(`not-a-token-${password}`));
+    await call(app, 'GET', '/meta/config', undefined, asBootstrap);
 
     expect(requestLines(capture.lines()).length).toBeGreaterThan(10);
     const all = capture.raw.join('');

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/version.js';
-import { call, startTestApp, type TestApp } from '../helpers/app.js';
+import { bearer, call, startTestApp, type TestApp } from '../helpers/app.js';
 import { type Backend, describeEachBackend } from '../helpers/backends.js';
 import { grpcHealthCheck } from '../helpers/grpc.js';
 
@@ -73,7 +73,7 @@ describeEachBackend('metrics', (backend) => {
   });
   afterAll(async () => t?.close());
 
-  const auth = () => ({ authorization: `Bearer ${bootstrapToken}` });
+  const auth = () => bearer(bootstrapToken);
 
   it('counts HTTP requests by route template, method and status, and never shows raw paths or tokens', async () => {
     const key = `mx${randomBytes(5).toString('hex')}`;
@@ -388,7 +388,7 @@ describeEachBackend('meta endpoints', (backend) => {
     });
   });
   afterAll(async () => t?.close());
-  const auth = () => ({ authorization: `Bearer ${bootstrapToken}` });
+  const auth = () => bearer(bootstrapToken);
 
   it('requires authentication when authentication.required is true', async () => {
     expect((await call(t.app, 'GET', '/meta/info')).status).toBe(401);
