@@ -94,9 +94,10 @@ export function installAuthentication(app: HttpApp, { config, auth }: Authentica
       done();
     };
     // (An injected request may come without a socket: then the memo lives with the request.)
-    const known = auth.rememberedAuthentication(hashOnConnection(request.raw.socket ?? request.raw, token));
+    const hash = hashOnConnection(request.raw.socket ?? request.raw, token);
+    const known = auth.rememberedAuthentication(hash);
     if (known !== undefined) return accept(known);
-    auth.authenticate(token).then(accept, (err: unknown) => done(err as Error));
+    auth.authenticateHashed(hash).then(accept, (err: unknown) => done(err as Error));
   });
 
   app.addHook('preValidation', (request, _reply, done) => {

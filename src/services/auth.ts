@@ -85,22 +85,22 @@ export class AuthService {
   /**
    * What the token cache alone says of a presented token, given its hash (`hashClientToken`), with no
    * database read: its live authentication, null when the remembered token has expired, undefined
-   * when it is not remembered (then call `authenticate`). The bearer check's fast path.
+   * when it is not remembered (then call `authenticateHashed`). The bearer check's fast path.
    */
   rememberedAuthentication(hashedToken: string, nowMs: number = Date.now()): Authentication | null | undefined {
-    if (this.tokens === undefined || this.tokens.size === 0) return undefined;
+    if (this.tokens === undefined) return undefined;
+    // Counted as a hit or a miss even while the cache is empty: the first token an instance sees is a miss.
     const state = this.tokens.lookup(hashedToken, nowMs);
     if (state === 'unknown') return undefined;
     return state === 'expired' ? null : state.live;
   }
 
   /**
-   * The live authentication a presented token stands for, or undefined (unknown or expired): from the
-   * token cache when it is remembered, else looked up by hash in the database (and remembered).
+   * The live authentication a presented token stands for, given its hash (`hashClientToken`), or
+   * undefined (unknown or expired): from the token cache when it is remembered, else looked up by hash
+   * in the database (and remembered). The bearer check hashes each token once, for both steps.
    */
-  async authenticate(clientToken: string, now: Date = new Date()): Promise<Authentication | undefined> {
-    if (clientToken === '') return undefined;
-    const hash = hashClientToken(clientToken);
+  async authenticateHashed(hash: string, now: Date = new Date()): Promise<Authentication | undefined> {
     const cached = this.tokens?.state(hash, now.getTime()) ?? 'unknown';
     if (cached === 'expired') return undefined;
     if (cached !== 'unknown') return cached.live;
