@@ -97,7 +97,7 @@ export function installAuthentication(app: HttpApp, { config, auth }: Authentica
     const hash = hashOnConnection(request.raw.socket ?? request.raw, token);
     const known = auth.rememberedAuthentication(hash);
     if (known !== undefined) return accept(known);
-    auth.authenticateHashed(hash).then(accept, (err: unknown) => done(err as Error));
+    auth.lookUpAuthentication(hash).then(accept, (err: unknown) => done(err as Error));
   });
 
   app.addHook('preValidation', (request, _reply, done) => {

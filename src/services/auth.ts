@@ -85,7 +85,7 @@ export class AuthService {
   /**
    * What the token cache alone says of a presented token, given its hash (`hashClientToken`), with no
    * database read: its live authentication, null when the remembered token has expired, undefined
-   * when it is not remembered (then call `authenticateHashed`). The bearer check's fast path.
+   * when it is not remembered (then call `lookUpAuthentication`). The bearer check's fast path.
    */
   rememberedAuthentication(hashedToken: string, nowMs: number = Date.now()): Authentication | null | undefined {
     if (this.tokens === undefined) return undefined;
@@ -96,14 +96,11 @@ export class AuthService {
   }
 
   /**
-   * The live authentication a presented token stands for, given its hash (`hashClientToken`), or
-   * undefined (unknown or expired): from the token cache when it is remembered, else looked up by hash
-   * in the database (and remembered). The bearer check hashes each token once, for both steps.
+   * The live authentication of a token the cache does not remember (`rememberedAuthentication` said
+   * undefined), given its hash, or undefined (unknown or expired): looked up in the database and
+   * remembered. The bearer check hashes each token once, for both steps.
    */
-  async authenticateHashed(hash: string, now: Date = new Date()): Promise<Authentication | undefined> {
-    const cached = this.tokens?.state(hash, now.getTime()) ?? 'unknown';
-    if (cached === 'expired') return undefined;
-    if (cached !== 'unknown') return cached.live;
+  async lookUpAuthentication(hash: string, now: Date = new Date()): Promise<Authentication | undefined> {
     const generation = this.tokens?.generation ?? 0;
     // A database outage must read as 503 on every protected route, not as a 500.
     const found = await store.findAuthenticationByHash(this.db, hash).catch((err: unknown) => {
