@@ -9,6 +9,7 @@ import type { Config } from '../config/schema.js';
 import { DbUrlError, openDb, waitForDb } from '../storage/db.js';
 import { migrateToLatest } from '../storage/migrations/index.js';
 import { VERSION } from '../version.js';
+import { diagnosticSignals } from './diagnostic-signals.js';
 import { buildTokenCommand } from './token.js';
 
 function fail(message: string): never {
@@ -40,7 +41,9 @@ async function serve(options: { config?: string }): Promise<void> {
   } catch (err) {
     fail(describeError(err));
   }
-  closeWithGrace({ delay: ms(cfg.server.shutdown_timeout) }, async ({ signal, err }) => {
+  // A signal Node answers with a diagnostic (a report, a heap snapshot) leaves the server running.
+  const skip = diagnosticSignals() as closeWithGrace.Signals[];
+  closeWithGrace({ delay: ms(cfg.server.shutdown_timeout), skip }, async ({ signal, err }) => {
     if (err) app.logger.error({ err }, 'stopping after an unexpected error');
     else app.logger.info({ signal }, 'shutting down');
     await app.close();

@@ -1,7 +1,8 @@
 // The real program, as a user runs it: start, health over HTTP and gRPC, write, SIGTERM, restart on
-// the same data file, read back; `vexil migrate`; one-line failures.
+// the same data file, read back; a diagnostic signal that does not stop it; `vexil migrate`; one-line
+// failures.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -33,6 +34,27 @@ describe('the vexil program', () => {
       expect(flag).toMatchObject({ key: 'persisted', name: 'Persisted', enabled: true });
     } finally {
       expect(await second.stop('SIGINT')).toBe(0);
+    }
+  });
+
+  it('answers SIGUSR2 with a diagnostic report and keeps serving when reports on signal are on', async () => {
+    const reports = mkdtempSync(join(dir, 'reports-'));
+    const vexil = await startVexil({ VEXIL_DB_URL: `file:${join(dir, 'reports.db')}` }, ['serve'], {
+      nodeArgs: ['--report-on-signal', '--report-directory', reports],
+    });
+    try {
+      vexil.process.kill('SIGUSR2');
+      const deadline = Date.now() + 20_000;
+      while (readdirSync(reports).filter((f) => f.endsWith('.json')).length === 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(readdirSync(reports).some((f) => f.startsWith('report.') && f.endsWith('.json'))).toBe(true);
+      // Still serving after the report, and a signal later still stops it gracefully.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(vexil.process.exitCode).toBeNull();
+      expect(await (await fetch(`${vexil.baseUrl}/health`)).json()).toEqual({ status: 'SERVING' });
+    } finally {
+      expect(await vexil.stop('SIGTERM')).toBe(0);
     }
   });
 
