@@ -17,6 +17,7 @@ import { type CompiledConstraint, ConstraintKind, constraintOutcome, contextValu
 import { thresholdBucket, variantBucketFrom } from './hashing.js';
 import {
   type BooleanOutcome,
+  booleanDefaultResult,
   booleanOutcome,
   type CompiledDistribution,
   type CompiledFlag,
@@ -27,8 +28,12 @@ import {
   type NamespaceSnapshot,
   NO_SEGMENT_KEYS,
   OperatorMode,
+  ruleNoSegmentResult,
+  ruleResult,
   type SegmentMemo,
   type VariantOutcome,
+  variantDefaultResult,
+  variantDisabledResult,
   variantOutcome,
 } from './snapshot.js';
 
@@ -185,11 +190,17 @@ function matchedSegmentKeys(
 }
 
 /** The result of a satisfied rule: shared unless only some of its segments matched. */
-function ruleOutcome(rule: CompiledRule, segmentKeys: readonly string[], index: number): VariantOutcome {
-  const shared = rule.outcomes[index] as VariantOutcome;
+function ruleOutcome(
+  flag: CompiledFlag,
+  rule: CompiledRule,
+  segmentKeys: readonly string[],
+  index: number,
+): VariantOutcome {
+  const shared = ruleResult(flag, rule, index);
   if (segmentKeys === rule.segmentKeys) return shared;
-  if (segmentKeys === NO_SEGMENT_KEYS && rule.noSegmentOutcomes !== undefined) {
-    return rule.noSegmentOutcomes[index] as VariantOutcome;
+  if (segmentKeys === NO_SEGMENT_KEYS) {
+    const none = ruleNoSegmentResult(flag, rule, index);
+    if (none !== undefined) return none;
   }
   const r = shared.variantResponse;
   return variantOutcome(r.match, segmentKeys, r.reason, r.variantKey, r.variantAttachment, r.flagKey);
@@ -213,7 +224,7 @@ function variantItem(
   slots: Int32Array | undefined,
   generation: number,
 ): VariantOutcome {
-  if (!flag.enabled) return flag.variantDisabled;
+  if (!flag.enabled) return variantDisabledResult(flag);
   const rules = flag.rules;
   for (let r = 0; r < rules.length; r++) {
     const rule = rules[r] as CompiledRule;
@@ -246,9 +257,9 @@ function variantItem(
         }
       }
     }
-    return ruleOutcome(rule, segmentKeys, index);
+    return ruleOutcome(flag, rule, segmentKeys, index);
   }
-  return flag.variantDefault;
+  return variantDefaultResult(flag);
 }
 
 /** Boolean evaluation (§1.5) as a batch item; no type check. `slots`: see matchedSegmentKeys. */
@@ -285,7 +296,7 @@ function booleanItem(
       return booleanOutcome(rollout.value, 'MATCH_EVALUATION_REASON', segmentKeys, flag.key);
     }
   }
-  return flag.booleanDefault;
+  return booleanDefaultResult(flag);
 }
 
 /** Variant evaluation of an already looked-up flag (§1.2); no type check. The result may be shared. */

@@ -1,7 +1,16 @@
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ConstraintKind, Op } from './constraints.js';
-import { compileSnapshot } from './snapshot.js';
+import {
+  booleanDefaultResult,
+  type CompiledFlag,
+  type CompiledRule,
+  compileSnapshot,
+  ruleNoSegmentResult,
+  ruleResult,
+  variantDefaultResult,
+  variantDisabledResult,
+} from './snapshot.js';
 import type { FlagSource, NamespaceSource } from './source.js';
 
 const source: NamespaceSource = {
@@ -118,6 +127,23 @@ describe('compileSnapshot', () => {
     expect(flag?.rules[1]?.segmentKeys).toEqual(['shared']);
   });
 
+  it('gives rules and rollouts that name the same segments one shared pair of lists', () => {
+    const s = compileSnapshot({
+      ...source,
+      flags: [...source.flags, { ...(source.flags[0] as FlagSource), key: 'f2' }],
+    });
+    const [f, f2, g] = [s.flags.get('f'), s.flags.get('f2'), s.flags.get('g')];
+    // The same rule in two flags.
+    expect(f?.rules[1]?.segmentKeys).toBe(f2?.rules[1]?.segmentKeys);
+    expect(f?.rules[1]?.segments).toBe(f2?.rules[1]?.segments);
+    // A rule and a rollout of another flag, both naming ['shared'].
+    const rollout = g?.rollouts[1];
+    expect(rollout?.kind === 'segment' && rollout.segmentKeys).toBe(f?.rules[0]?.segmentKeys);
+    // ['shared', 'shared'] resolves to the same keys, but as a list of its own.
+    expect(f?.rules[1]?.segmentKeys).toEqual(f?.rules[0]?.segmentKeys);
+    expect(f?.rules[1]?.segmentKeys).not.toBe(f?.rules[0]?.segmentKeys);
+  });
+
   it('pre-parses constraint values', () => {
     const [n, l, d, x] = snapshot.segments.get('shared')?.constraints ?? [];
     expect(n).toMatchObject({ kind: ConstraintKind.NUMBER, op: Op.GT, numberValue: 18 });
@@ -129,8 +155,6 @@ describe('compileSnapshot', () => {
   it('builds cumulative buckets, skipping 0% distributions, with variant key and attachment', () => {
     expect(flag?.rules[1]?.distributions).toEqual([
       {
-        id: 'd1',
-        variantId: 'v1',
         variantKey: 'one',
         variantAttachment: '',
         rollout: Math.fround(33.33),
@@ -138,8 +162,6 @@ describe('compileSnapshot', () => {
         bucketEnd: 333,
       },
       {
-        id: 'd2',
-        variantId: 'v2',
         variantKey: 'two',
         variantAttachment: '{"x":1}',
         rollout: Math.fround(33.34),
@@ -155,8 +177,9 @@ describe('compileSnapshot', () => {
   });
 
   it('builds the shared results of each rule, rollout and flag', () => {
-    const r2 = flag?.rules[1];
-    expect(r2?.outcomes.map((o) => o.variantResponse)).toEqual([
+    const r2 = flag?.rules[1] as CompiledRule;
+    const f = flag as CompiledFlag;
+    expect([0, 1, 2].map((i) => ruleResult(f, r2, i).variantResponse)).toEqual([
       {
         match: true,
         segmentKeys: ['shared'],
@@ -183,24 +206,77 @@ describe('compileSnapshot', () => {
         flagKey: 'f',
       },
     ]);
-    expect(r2?.outcomes[0]?.variantResponse.segmentKeys).toBe(r2?.segmentKeys);
+    expect(ruleResult(f, r2, 0).variantResponse.segmentKeys).toBe(r2.segmentKeys);
     // r1 has no distributions: its one result is the MATCH without a variant.
-    expect(flag?.rules[0]?.outcomes.map((o) => o.variantResponse.match)).toEqual([true]);
+    const r1 = flag?.rules[0] as CompiledRule;
+    expect(r1.outcomes).toHaveLength(1);
+    expect(ruleResult(f, r1, 0).variantResponse).toMatchObject({ match: true, reason: 'MATCH_EVALUATION_REASON' });
     // Only an unrecognised operator can be satisfied with no segment matching.
-    expect(r2?.noSegmentOutcomes).toBeUndefined();
-    expect(flag?.variantDisabled.variantResponse.reason).toBe('FLAG_DISABLED_EVALUATION_REASON');
-    expect(flag?.variantDefault.variantResponse.reason).toBe('UNKNOWN_EVALUATION_REASON');
-    const g = snapshot.flags.get('g');
-    expect(g?.booleanDefault).toEqual({
+    expect(r2.noSegmentOutcomes).toBeUndefined();
+    expect(ruleNoSegmentResult(f, r2, 0)).toBeUndefined();
+    expect(variantDisabledResult(f).variantResponse.reason).toBe('FLAG_DISABLED_EVALUATION_REASON');
+    expect(variantDefaultResult(f).variantResponse.reason).toBe('UNKNOWN_EVALUATION_REASON');
+    const g = snapshot.flags.get('g') as CompiledFlag;
+    expect(booleanDefaultResult(g)).toEqual({
       type: 'BOOLEAN_EVALUATION_RESPONSE_TYPE',
       booleanResponse: { enabled: true, reason: 'DEFAULT_EVALUATION_REASON', segmentKeys: [], flagKey: 'g' },
     });
-    const [threshold, segment] = g?.rollouts ?? [];
+    const [threshold, segment] = g.rollouts;
     expect(threshold?.kind === 'threshold' && threshold.outcome.booleanResponse.segmentKeys).toEqual([]);
     expect(segment?.kind === 'segment' && segment.outcome.booleanResponse.segmentKeys).toBe(
       segment?.kind === 'segment' && segment.segmentKeys,
     );
-    expect(Object.isFrozen(r2?.outcomes) && Object.isFrozen(r2?.outcomes[0]?.variantResponse)).toBe(true);
+    expect(Object.isFrozen(ruleResult(f, r2, 0)) && Object.isFrozen(ruleResult(f, r2, 0).variantResponse)).toBe(true);
+  });
+
+  it('builds flag and rule results on first use, then always answers the same object', () => {
+    const fresh = compileSnapshot(source);
+    const f = fresh.flags.get('f') as CompiledFlag;
+    const r2 = f.rules[1] as CompiledRule;
+    // Nothing is built at compile time...
+    expect(r2.outcomes).toEqual([undefined, undefined, undefined]);
+    expect(f.results).toEqual({ variantDisabled: undefined, variantDefault: undefined, booleanDefault: undefined });
+    // ...and each result, once built, is kept and handed out again.
+    const gap = ruleResult(f, r2, 2);
+    expect(r2.outcomes).toEqual([undefined, undefined, gap]);
+    expect(ruleResult(f, r2, 2)).toBe(gap);
+    const disabled = variantDisabledResult(f);
+    expect(variantDisabledResult(f)).toBe(disabled);
+    expect(variantDefaultResult(f)).toBe(variantDefaultResult(f));
+    expect(booleanDefaultResult(f)).toBe(booleanDefaultResult(f));
+    expect(f.results.variantDisabled).toBe(disabled);
+  });
+
+  it("builds a rule's results from the flag's default variant", () => {
+    const withDefault = compileSnapshot({
+      ...source,
+      flags: [
+        {
+          ...(source.flags[0] as FlagSource),
+          defaultVariant: { id: 'v1', key: 'one', attachment: '' },
+        },
+      ],
+    });
+    const f = withDefault.flags.get('f') as CompiledFlag;
+    const r2 = f.rules[1] as CompiledRule;
+    expect(ruleResult(f, r2, 2).variantResponse).toMatchObject({
+      match: false,
+      reason: 'DEFAULT_EVALUATION_REASON',
+      variantKey: 'one',
+    });
+    expect(ruleResult(f, f.rules[0] as CompiledRule, 0).variantResponse).toMatchObject({
+      match: true,
+      reason: 'MATCH_EVALUATION_REASON',
+      variantKey: 'one',
+    });
+    expect(variantDefaultResult(f).variantResponse).toMatchObject({
+      reason: 'DEFAULT_EVALUATION_REASON',
+      variantKey: 'one',
+    });
+    expect(variantDisabledResult(f).variantResponse).toMatchObject({
+      reason: 'FLAG_DISABLED_EVALUATION_REASON',
+      variantKey: 'one',
+    });
   });
 
   it("stores the CRC32 of each flag key's UTF-8 bytes", () => {
