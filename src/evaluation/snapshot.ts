@@ -342,44 +342,33 @@ function resultSlots<T>(count: number): (T | undefined)[] {
   return slots.slice();
 }
 
+/** A variant result carrying the flag's fallback: its default variant's key and attachment, or ''. */
+function fallbackOutcome(
+  flag: CompiledFlag,
+  match: boolean,
+  segmentKeys: readonly string[],
+  reason: EvaluationReason,
+): VariantOutcome {
+  const fallback = flag.defaultVariant;
+  return variantOutcome(match, segmentKeys, reason, fallback?.key ?? '', fallback?.attachment ?? '', flag.key);
+}
+
 /** The variant result FLAG_DISABLED (shared, built on first use). */
 export function variantDisabledResult(flag: CompiledFlag): VariantOutcome {
-  const results = flag.results;
-  if (results.variantDisabled !== undefined) return results.variantDisabled;
-  const fallback = flag.defaultVariant;
-  results.variantDisabled = variantOutcome(
-    false,
-    NO_SEGMENT_KEYS,
-    'FLAG_DISABLED_EVALUATION_REASON',
-    fallback?.key ?? '',
-    fallback?.attachment ?? '',
-    flag.key,
-  );
-  return results.variantDisabled;
+  flag.results.variantDisabled ??= fallbackOutcome(flag, false, NO_SEGMENT_KEYS, 'FLAG_DISABLED_EVALUATION_REASON');
+  return flag.results.variantDisabled;
 }
 
 /** The variant result when no rule matched (shared, built on first use). */
 export function variantDefaultResult(flag: CompiledFlag): VariantOutcome {
-  const results = flag.results;
-  if (results.variantDefault !== undefined) return results.variantDefault;
-  const fallback = flag.defaultVariant;
-  results.variantDefault = variantOutcome(
-    false,
-    NO_SEGMENT_KEYS,
-    fallbackReason(flag),
-    fallback?.key ?? '',
-    fallback?.attachment ?? '',
-    flag.key,
-  );
-  return results.variantDefault;
+  flag.results.variantDefault ??= fallbackOutcome(flag, false, NO_SEGMENT_KEYS, fallbackReason(flag));
+  return flag.results.variantDefault;
 }
 
 /** The boolean result when no rollout matched (shared, built on first use). */
 export function booleanDefaultResult(flag: CompiledFlag): BooleanOutcome {
-  const results = flag.results;
-  if (results.booleanDefault !== undefined) return results.booleanDefault;
-  results.booleanDefault = booleanOutcome(flag.enabled, 'DEFAULT_EVALUATION_REASON', NO_SEGMENT_KEYS, flag.key);
-  return results.booleanDefault;
+  flag.results.booleanDefault ??= booleanOutcome(flag.enabled, 'DEFAULT_EVALUATION_REASON', NO_SEGMENT_KEYS, flag.key);
+  return flag.results.booleanDefault;
 }
 
 /** Result `index` of a rule's results for `segmentKeys` (see CompiledRule.outcomes). */
@@ -389,7 +378,8 @@ function buildRuleResult(
   segmentKeys: readonly string[],
   index: number,
 ): VariantOutcome {
-  const distribution = rule.distributions[index];
+  const distributions = rule.distributions;
+  const distribution = distributions[index];
   if (distribution !== undefined) {
     return variantOutcome(
       true,
@@ -400,15 +390,26 @@ function buildRuleResult(
       flag.key,
     );
   }
-  const fallback = flag.defaultVariant;
-  return variantOutcome(
-    rule.distributions.length === 0,
-    segmentKeys,
-    rule.distributions.length === 0 ? 'MATCH_EVALUATION_REASON' : fallbackReason(flag),
-    fallback?.key ?? '',
-    fallback?.attachment ?? '',
-    flag.key,
-  );
+  // Without distributions: the MATCH without a variant. With them: the bucket gap, no match.
+  return distributions.length === 0
+    ? fallbackOutcome(flag, true, segmentKeys, 'MATCH_EVALUATION_REASON')
+    : fallbackOutcome(flag, false, segmentKeys, fallbackReason(flag));
+}
+
+/** Slot `index` of a rule's result slots, built on first use. */
+function slotResult(
+  flag: CompiledFlag,
+  rule: CompiledRule,
+  slots: (VariantOutcome | undefined)[],
+  segmentKeys: readonly string[],
+  index: number,
+): VariantOutcome {
+  let result = slots[index];
+  if (result === undefined) {
+    result = buildRuleResult(flag, rule, segmentKeys, index);
+    slots[index] = result;
+  }
+  return result;
 }
 
 /**
@@ -416,23 +417,13 @@ function buildRuleResult(
  * CompiledRule.outcomes), built on first use.
  */
 export function ruleResult(flag: CompiledFlag, rule: CompiledRule, index: number): VariantOutcome {
-  const outcomes = rule.outcomes;
-  const shared = outcomes[index];
-  if (shared !== undefined) return shared;
-  const built = buildRuleResult(flag, rule, rule.segmentKeys, index);
-  outcomes[index] = built;
-  return built;
+  return slotResult(flag, rule, rule.outcomes, rule.segmentKeys, index);
 }
 
 /** The same with no segment matching: undefined unless the rule allows it (see noSegmentOutcomes). */
 export function ruleNoSegmentResult(flag: CompiledFlag, rule: CompiledRule, index: number): VariantOutcome | undefined {
-  const outcomes = rule.noSegmentOutcomes;
-  if (outcomes === undefined) return undefined;
-  const shared = outcomes[index];
-  if (shared !== undefined) return shared;
-  const built = buildRuleResult(flag, rule, NO_SEGMENT_KEYS, index);
-  outcomes[index] = built;
-  return built;
+  const slots = rule.noSegmentOutcomes;
+  return slots === undefined ? undefined : slotResult(flag, rule, slots, NO_SEGMENT_KEYS, index);
 }
 
 function compileRule(

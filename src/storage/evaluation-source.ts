@@ -92,6 +92,8 @@ export async function loadNamespaceSource(
         description: c.description ?? '',
       });
     }
+    // Each lookup map is emptied once its last query is folded in, so its table dies young too
+    // rather than living on through the remaining queries' awaits.
     segmentByKey.clear();
 
     // Variants before flags: a flag's default variant is one of them.
