@@ -92,9 +92,6 @@ export async function loadNamespaceSource(
         description: c.description ?? '',
       });
     }
-    // Each lookup map is emptied once its last query is folded in, so its table dies young too
-    // rather than living on through the remaining queries' awaits.
-    segmentByKey.clear();
 
     // Variants before flags: a flag's default variant is one of them.
     const variantById = new Map<string, VariantSource>();
@@ -131,8 +128,7 @@ export async function loadNamespaceSource(
         type: FLAG_TYPES[f.type] ?? 'VARIANT_FLAG_TYPE',
         createdAt: toDate(f.created_at).toISOString(),
         updatedAt: toDate(f.updated_at).toISOString(),
-        // A copy: the compiled snapshot and the shared cache treat it as a value of its own.
-        ...(defaultVariant ? { defaultVariant: { ...defaultVariant } } : {}),
+        ...(defaultVariant ? { defaultVariant } : {}),
         variants: variantsByFlag.get(f.key) ?? [],
         rules: [],
         rollouts: [],
@@ -140,7 +136,6 @@ export async function loadNamespaceSource(
       flags.push(flag);
       if (!flagByKey.has(f.key)) flagByKey.set(f.key, flag);
     }
-    variantsByFlag.clear();
 
     const ruleById = new Map<string, RuleSource>();
     for (const r of await t
@@ -180,13 +175,11 @@ export async function loadNamespaceSource(
       .execute()) {
       ruleById.get(d.rule_id)?.distributions.push({
         id: d.id,
-        // The variant's own id string: the compiled snapshot keeps it, one copy instead of two.
+        // The variant's own id string, so the source holds one copy of it instead of two.
         variantId: variantById.get(d.variant_id)?.id ?? d.variant_id,
         rollout: Number(d.rollout),
       });
     }
-    ruleById.clear();
-    variantById.clear();
 
     const rolloutById = new Map<string, RolloutSource>();
     for (const r of await t
@@ -207,7 +200,6 @@ export async function loadNamespaceSource(
       flag.rollouts.push(rollout);
       rolloutById.set(r.id, rollout);
     }
-    flagByKey.clear();
     // A rollout has at most one threshold and one segment row; should there be more, the last wins.
     for (const th of await t
       .selectFrom('rollout_thresholds')
@@ -240,7 +232,6 @@ export async function loadNamespaceSource(
       rollout.segment = segment;
       segmentByRow.set(s.id, segment);
     }
-    rolloutById.clear();
     for (const ref of await t
       .selectFrom('rollout_segment_references')
       .select(['rollout_segment_id', 'segment_key'])
