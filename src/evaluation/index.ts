@@ -45,7 +45,7 @@ export type {
   CompiledVariant,
   NamespaceSnapshot,
 } from './snapshot.js';
-export { compileSnapshot } from './snapshot.js';
+export { COMPILE_STEP_SIZE, compileSnapshot, compileSnapshotSteps } from './snapshot.js';
 export type {
   ConstraintSource,
   DistributionSource,

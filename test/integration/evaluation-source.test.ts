@@ -164,6 +164,22 @@ describeEachBackend('evaluation source', (backend) => {
     ]);
   });
 
+  it('gives the event loop a turn before each of its eleven tables', async () => {
+    // SQLite answers synchronously: without the turns, nothing else would run until the load ended.
+    let loading = true;
+    let turns = 0;
+    const countTurn = () => {
+      turns++;
+      if (loading) setImmediate(countTurn);
+    };
+    const source = loadNamespaceSource(t.app.db.kysely, t.app.db.dialect, 'default').finally(() => {
+      loading = false;
+    });
+    setImmediate(countTurn);
+    expect((await source)?.flags).toHaveLength(7);
+    expect(turns).toBeGreaterThanOrEqual(11);
+  });
+
   it('answers undefined for a namespace that does not exist', async () => {
     expect(await loadNamespaceSource(t.app.db.kysely, t.app.db.dialect, 'missing')).toBeUndefined();
   });
