@@ -467,7 +467,9 @@ async function main(): Promise<void> {
       const r = measured.result;
       console.log(
         `  ${label.padEnd(18)} ${format(r.requestsPerSecond).padStart(8)} req/s  p50 ${format(r.p50Ms, 2)} ms  p99 ${format(r.p99Ms, 2)} ms` +
-          (ceiling ? `   bare ${format(ceiling.result.requestsPerSecond)} req/s` : '') +
+          (ceiling
+            ? `   bare ${format(ceiling.result.requestsPerSecond)} req/s  p99 ${format(ceiling.result.p99Ms, 2)} ms`
+            : '') +
           (r.failures || ceiling?.result.failures
             ? `  (failed: ${r.failures} / bare ${ceiling?.result.failures ?? 0})`
             : ''),
@@ -477,7 +479,7 @@ async function main(): Promise<void> {
     noteRss();
     console.log('');
     console.log(
-      '| scenario | requests/s | p50 ms | p99 ms | evaluations/s | bare Fastify req/s (same POST) | vs bare (best / median of rounds) | vs bare sharing a core (median) | server CPU µs/req (bare) |',
+      '| scenario | requests/s | p50 ms | p99 ms (bare) | evaluations/s | bare Fastify req/s (same POST) | vs bare (best / median of rounds) | vs bare sharing a core (median) | server CPU µs/req (bare) |',
     );
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const { scenario, evaluationsPerRequest, measured, ceiling, roundRatios, sharedRatios } of rows) {
@@ -494,7 +496,7 @@ async function main(): Promise<void> {
           ? `${format(measured.cpuPerRequest)}${ceiling?.cpuPerRequest !== undefined ? ` (${format(ceiling.cpuPerRequest)})` : ''}`
           : '—';
       console.log(
-        `| ${scenario} | ${format(r.requestsPerSecond)} | ${format(r.p50Ms, 2)} | ${format(r.p99Ms, 2)} | ` +
+        `| ${scenario} | ${format(r.requestsPerSecond)} | ${format(r.p50Ms, 2)} | ${format(r.p99Ms, 2)}${ceiling ? ` (${format(ceiling.result.p99Ms, 2)})` : ''} | ` +
           `${format(r.requestsPerSecond * evaluationsPerRequest)} | ${ceiling ? format(ceiling.result.requestsPerSecond) : '—'} | ${ratio} | ${shared} | ${cpu} |`,
       );
     }
