@@ -11,7 +11,8 @@ import { createRequire } from 'node:module';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { ConfigError } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { type NamespaceSource, sourceFromJson, sourceToJson } from '../evaluation/source.js';
+import { type NamespaceSource, sourceFromJsonLinesSteps, sourceToJsonLinesSteps } from '../evaluation/source.js';
+import { inTurns } from '../in-turns.js';
 import type { SharedSourceStore } from './snapshot-cache.js';
 
 export type RedisSettings = Config['cache']['redis'];
@@ -157,7 +158,7 @@ export class RedisSourceStore implements SharedSourceStore {
     }
     let source: NamespaceSource;
     try {
-      source = sourceFromJson(text);
+      source = await inTurns(sourceFromJsonLinesSteps(text));
     } catch {
       // Written by an incompatible version, or damaged: a miss; the database load overwrites nothing
       // (NX), so drop it for the next instance.
@@ -178,7 +179,7 @@ export class RedisSourceStore implements SharedSourceStore {
     if (!this.available() || source.revision === '') return;
     const key = this.keys.snapshot(source.namespaceKey, source.revision);
     try {
-      const text = sourceToJson(source);
+      const text = await inTurns(sourceToJsonLinesSteps(source));
       await this.wrap('SET', () =>
         this.ttlMs > 0 ? this.redis.set(key, text, 'PX', this.ttlMs, 'NX') : this.redis.set(key, text, 'NX'),
       );

@@ -4,10 +4,10 @@
 // never installs stale data: each namespace has a generation, bumped on every invalidation, and a
 // load only installs its result if the generation is unchanged.
 
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { NamespaceSnapshot } from '../evaluation/snapshot.js';
 import { compileSnapshotSteps } from '../evaluation/snapshot.js';
 import type { NamespaceSource } from '../evaluation/source.js';
+import { inTurns } from '../in-turns.js';
 
 export interface SnapshotLoader {
   /** The namespace's source, or undefined when it does not exist. */
@@ -64,20 +64,6 @@ const DEFAULT_MAX_MISSING = 1024;
 /** The snapshot of a namespace that does not exist: every flag lookup in it is "not found". */
 function emptySource(namespaceKey: string): NamespaceSource {
   return { namespaceKey, revision: '', flags: [], segments: [] };
-}
-
-/**
- * Compiles step by step, giving the event loop a turn between steps (every COMPILE_STEP_SIZE segments
- * and flags), so a big namespace's compile does not stall /health and every other namespace's
- * evaluations. A namespace smaller than one step compiles without a pause (ADR 0013).
- */
-async function compileInTurns(source: NamespaceSource): Promise<NamespaceSnapshot> {
-  const steps = compileSnapshotSteps(source);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    await nextTurn();
-  }
 }
 
 export class SnapshotCache {
@@ -175,7 +161,8 @@ export class SnapshotCache {
     const started = performance.now();
     const promise = this.#loadSource(namespaceKey)
       .then(async (source) => {
-        const snapshot = await compileInTurns(source ?? emptySource(namespaceKey));
+        // In steps of COMPILE_STEP_SIZE segments and flags, with event-loop turns between (ADR 0013).
+        const snapshot = await inTurns(compileSnapshotSteps(source ?? emptySource(namespaceKey)));
         this.stats.compiles++;
         this.events.compiled?.(namespaceKey, performance.now() - started, source !== undefined);
         if ((this.#generation.get(namespaceKey) ?? 0) === generation) {

@@ -56,4 +56,10 @@ export type {
   SegmentSource,
   VariantSource,
 } from './source.js';
-export { parseNamespaceSource, sourceFromJson, sourceToJson } from './source.js';
+export {
+  SOURCE_LINES_STEP_SIZE,
+  sourceFromJsonLines,
+  sourceFromJsonLinesSteps,
+  sourceToJsonLines,
+  sourceToJsonLinesSteps,
+} from './source.js';

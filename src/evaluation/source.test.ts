@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { InternalError } from '../domain/errors.js';
 import { evaluateVariant } from './evaluate.js';
 import { compileSnapshot } from './snapshot.js';
-import { type NamespaceSource, parseNamespaceSource, sourceFromJson, sourceToJson } from './source.js';
+import {
+  type NamespaceSource,
+  sourceFromJsonLines,
+  sourceFromJsonLinesSteps,
+  sourceToJsonLines,
+  sourceToJsonLinesSteps,
+} from './source.js';
 
 const source: NamespaceSource = {
   namespaceKey: 'prod',
@@ -73,15 +79,65 @@ const source: NamespaceSource = {
   ],
 };
 
-describe('NamespaceSource JSON', () => {
+describe('NamespaceSource as JSON lines', () => {
   it('round-trips unchanged', () => {
-    expect(sourceFromJson(sourceToJson(source))).toEqual(source);
+    expect(sourceFromJsonLines(sourceToJsonLines(source))).toEqual(source);
     expect(JSON.parse(JSON.stringify(source))).toEqual(source);
+    const empty: NamespaceSource = { namespaceKey: 'x', revision: '1', flags: [], segments: [] };
+    expect(sourceFromJsonLines(sourceToJsonLines(empty))).toEqual(empty);
+  });
+
+  it('writes a header line, then a line per segment and per flag, line breaks in values escaped', () => {
+    const withBreaks: NamespaceSource = {
+      ...source,
+      segments: [
+        ...source.segments,
+        { ...(source.segments[0] as NamespaceSource['segments'][number]), key: 'b', description: 'two\nlines' },
+      ],
+    };
+    const lines = sourceToJsonLines(withBreaks).split('\n');
+    expect(lines).toHaveLength(1 + withBreaks.segments.length + withBreaks.flags.length);
+    expect(JSON.parse(lines[0] as string)).toEqual({
+      namespaceKey: 'prod',
+      revision: source.revision,
+      segments: withBreaks.segments.length,
+      flags: withBreaks.flags.length,
+    });
+    expect(JSON.parse(lines[2] as string).description).toBe('two\nlines');
+    expect(sourceFromJsonLines(lines.join('\n'))).toEqual(withBreaks);
+  });
+
+  it('pauses after every stepSize items, both ways, with the same result as in one go', () => {
+    const many: NamespaceSource = {
+      ...source,
+      flags: Array.from({ length: 7 }, (_, i) => ({
+        ...(source.flags[0] as NamespaceSource['flags'][number]),
+        key: `f${i}`,
+      })),
+    };
+    const items = many.segments.length + many.flags.length;
+    const run = <T>(steps: Generator<void, T, void>): { pauses: number; value: T } => {
+      let pauses = 0;
+      for (;;) {
+        const step = steps.next();
+        if (step.done) return { pauses, value: step.value };
+        pauses++;
+      }
+    };
+    const text = sourceToJsonLines(many);
+    for (const stepSize of [1, 2, 3]) {
+      const written = run(sourceToJsonLinesSteps(many, stepSize));
+      expect(written.value).toBe(text);
+      expect(written.pauses).toBe(Math.floor(items / stepSize));
+      const read = run(sourceFromJsonLinesSteps(text, stepSize));
+      expect(read.value).toEqual(many);
+      expect(read.pauses).toBe(Math.floor(items / stepSize));
+    }
   });
 
   it('compiles the same after a round trip', () => {
     const a = compileSnapshot(source);
-    const b = compileSnapshot(sourceFromJson(sourceToJson(source)));
+    const b = compileSnapshot(sourceFromJsonLines(sourceToJsonLines(source)));
     for (const id of ['1', '2', '3', 'x']) {
       expect(evaluateVariant(b, 'color', id, { plan: 'pro' })).toEqual(
         evaluateVariant(a, 'color', id, { plan: 'pro' }),
@@ -89,15 +145,32 @@ describe('NamespaceSource JSON', () => {
     }
   });
 
-  it('rejects what is not a source with an InternalError naming the field', () => {
-    expect(() => sourceFromJson('{')).toThrowError(new InternalError('invalid namespace source: not JSON'));
-    expect(() => parseNamespaceSource([])).toThrowError('invalid namespace source: source must be an object');
-    const broken = JSON.parse(sourceToJson(source)) as { flags: Array<{ rules: Array<{ rank: unknown }> }> };
-    const firstRule = broken.flags[0]?.rules[0];
-    if (firstRule) firstRule.rank = '1';
-    expect(() => parseNamespaceSource(broken)).toThrowError(
-      'invalid namespace source: source.flags[0].rules[0].rank must be a number',
+  it('rejects what is not a source with an InternalError naming the line or field', () => {
+    const text = sourceToJsonLines(source);
+    const [header, ...items] = text.split('\n') as [string, ...string[]];
+    const reject = (bad: string, message: string) =>
+      expect(() => sourceFromJsonLines(bad)).toThrowError(new InternalError(`invalid namespace source: ${message}`));
+    reject('{', 'source is not JSON');
+    reject('[]', 'source must be an object');
+    // The whole source as one JSON document (what an older version wrote) is not a header.
+    reject(JSON.stringify(source), 'source.segments must be a count');
+    reject(text.replace('"revision":', '"revision":7,"x":'), 'source.revision must be a string');
+    reject(
+      [header, ...items.slice(1)].join('\n'),
+      `source must be ${1 + items.length} lines (its header's counts), not ${items.length}`,
     );
-    expect(() => parseNamespaceSource({ ...source, revision: 7 })).toThrowError(InternalError);
+    reject(
+      [header, ...items, '{}'].join('\n'),
+      `source must be ${1 + items.length} lines (its header's counts), not ${items.length + 2}`,
+    );
+    reject([header, '{"key":', ...items.slice(1)].join('\n'), 'source.segments[0] is not JSON');
+    // A flag with a rule, its rule's rank written as a string.
+    const flagIndex = source.flags.findIndex((f) => f.rules.length > 0);
+    const lineIndex = source.segments.length + flagIndex;
+    const flagLine = JSON.parse(items[lineIndex] as string) as { rules: Array<{ rank: unknown }> };
+    (flagLine.rules[0] as { rank: unknown }).rank = '1';
+    const withBadRank = [...items];
+    withBadRank[lineIndex] = JSON.stringify(flagLine);
+    reject([header, ...withBadRank].join('\n'), `source.flags[${flagIndex}].rules[0].rank must be a number`);
   });
 });

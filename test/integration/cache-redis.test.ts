@@ -101,6 +101,12 @@ describeWithRedis('redis snapshot cache', (backend) => {
       const ttl = await client.pttl(key);
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(60_000);
+      // JSON lines: a header with the counts, then a line per segment and per flag.
+      const [header, ...items] = ((await client.get(key)) as string).split('\n');
+      const counts = JSON.parse(header as string);
+      expect(counts).toMatchObject({ namespaceKey: 'shared', revision });
+      expect(items).toHaveLength(counts.segments + counts.flags);
+      expect(counts.flags).toBeGreaterThan(0);
     } finally {
       client.disconnect();
     }
@@ -112,6 +118,36 @@ describeWithRedis('redis snapshot cache', (backend) => {
     expect(other.snapshots.stats.loads).toBe(1);
     expect((await queriesOn(other, 'flags')) - flagQueries).toBe(0);
     expect(metricValue(await metricsOf(other), 'vexil_cache_hits_total', { cache: 'redis' })).toBe(1);
+  });
+
+  it('treats an entry it cannot read (an older format, or damaged) as a miss and stores it anew', async () => {
+    const first = await evaluate(t.app, fixture.flagKey);
+    const revision = first.headers['x-vexil-revision'] as string;
+    const key = new RedisKeys(prefix).snapshot('shared', revision);
+    const client = new Redis(redis.url);
+    const fresh = await buildAppOn(t.database.url, cache());
+    try {
+      await eventually(async () => (await client.exists(key)) === 1, `the key ${key}`);
+      // The whole source as one JSON document, as versions before the JSON-lines form wrote it.
+      await client.set(
+        key,
+        JSON.stringify({ namespaceKey: 'shared', revision, flags: [], segments: [] }),
+        'PX',
+        60_000,
+      );
+      const answer = await evaluate(fresh, fixture.flagKey);
+      expect(answer.body).toMatchObject({ match: true, variantKey: 'v1' });
+      expect(metricValue(await metricsOf(fresh), 'vexil_cache_misses_total', { cache: 'redis' })).toBe(1);
+      expect(metricValue(await metricsOf(fresh), 'vexil_cache_hits_total', { cache: 'redis' })).toBe(0);
+      // Dropped, then written again from the database load, in the current form.
+      await eventually(
+        async () => JSON.parse(((await client.get(key)) ?? '{}').split('\n')[0] as string).flags > 0,
+        'the entry stored anew',
+      );
+    } finally {
+      await fresh.close();
+      client.disconnect();
+    }
   });
 
   it("drops the other instance's snapshot when a write is announced", async () => {
