@@ -9,9 +9,15 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import Type from 'typebox';
+import { inTurns } from '../../../in-turns.js';
 import type { HttpApp } from '../app.js';
 import { ErrorBodySchema, ReferenceQuerystring } from '../schemas/common.js';
-import { ClientSnapshotSchema, renderClientSnapshot, type SnapshotLevel, snapshotLevel } from '../schemas/snapshot.js';
+import {
+  ClientSnapshotSchema,
+  clientSnapshotJsonSteps,
+  type SnapshotLevel,
+  snapshotLevel,
+} from '../schemas/snapshot.js';
 import type { RouteDeps } from './deps.js';
 
 const tags = ['evaluation'];
@@ -73,7 +79,7 @@ export async function snapshotRoutes(app: HttpApp, { services }: RouteDeps): Pro
 
       const source = await evaluation.source(key);
       const sourceRevision = source?.revision ?? '';
-      const body = JSON.stringify(renderClientSnapshot(key, source, level));
+      const body = await inTurns(clientSnapshotJsonSteps(key, source, level));
       if (sourceRevision === revision) {
         if (entry !== undefined) entry.bodies[level] = body;
       } else if (sourceRevision === '') {

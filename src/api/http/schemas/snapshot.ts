@@ -9,7 +9,13 @@
 
 import Type from 'typebox';
 import type { ComparisonType } from '../../../domain/types.js';
-import type { NamespaceSource, RolloutSource, SegmentSource, VariantSource } from '../../../evaluation/index.js';
+import type {
+  FlagSource,
+  NamespaceSource,
+  RolloutSource,
+  SegmentSource,
+  VariantSource,
+} from '../../../evaluation/index.js';
 import { float32 } from '../wire.js';
 
 /** What the client declared it understands (`X-Flipt-Accept-Server-Version`), as feature levels. */
@@ -81,11 +87,37 @@ function byRank<T extends { rank: number }>(items: readonly T[]): T[] {
   return [...items].sort((a, b) => a.rank - b.rank);
 }
 
-/** The client snapshot of one namespace (`source` undefined: a namespace that does not exist → no flags). */
-export function renderClientSnapshot(namespaceKey: string, source: NamespaceSource | undefined, level: SnapshotLevel) {
-  const flags: unknown[] = [];
-  if (source === undefined) return { namespace: { key: namespaceKey }, flags };
+/** Flags rendered between two pauses of clientSnapshotJsonSteps. */
+export const CLIENT_SNAPSHOT_STEP_SIZE = 500;
 
+/**
+ * The client snapshot of one namespace as JSON text (`source` undefined: a namespace that does not
+ * exist → no flags). It pauses (yields) after every `stepSize` flags: a 10,000-flag namespace renders
+ * to about 15 MB, which in one go held the event loop for hundreds of milliseconds (ADR 0013).
+ */
+export function* clientSnapshotJsonSteps(
+  namespaceKey: string,
+  source: NamespaceSource | undefined,
+  level: SnapshotLevel,
+  stepSize = CLIENT_SNAPSHOT_STEP_SIZE,
+): Generator<void, string, void> {
+  const head = `{"namespace":${JSON.stringify({ key: namespaceKey })},"flags":[`;
+  if (source === undefined) return `${head}]}`;
+  const render = clientFlagRenderer(source, level);
+  const flags: string[] = [];
+  let sinceStep = 0;
+  for (const f of source.flags) {
+    flags.push(JSON.stringify(render(f)));
+    if (++sinceStep >= stepSize) {
+      sinceStep = 0;
+      yield;
+    }
+  }
+  return `${head}${flags.join(',')}]}`;
+}
+
+/** Renders the namespace's flags one at a time, in the client snapshot's wire shape. */
+function clientFlagRenderer(source: NamespaceSource, level: SnapshotLevel): (f: FlagSource) => Record<string, unknown> {
   const segmentSources = new Map<string, SegmentSource>();
   for (const s of source.segments) if (!segmentSources.has(s.key)) segmentSources.set(s.key, s);
   const variants = new Map<string, VariantSource>();
@@ -150,7 +182,7 @@ export function renderClientSnapshot(namespaceKey: string, source: NamespaceSour
     return { type, rank: r.rank };
   };
 
-  for (const f of source.flags) {
+  return (f) => {
     const isBoolean = f.type === 'BOOLEAN_FLAG_TYPE';
     const rules: unknown[] = [];
     if (!isBoolean) {
@@ -192,9 +224,8 @@ export function renderClientSnapshot(namespaceKey: string, source: NamespaceSour
         attachment: f.defaultVariant.attachment,
       };
     }
-    flags.push(flag);
-  }
-  return { namespace: { key: namespaceKey }, flags };
+    return flag;
+  };
 }
 
 // For the OpenAPI document only: answers are pre-rendered strings, never re-serialized.
