@@ -5,8 +5,9 @@
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { COMPILE_STEP_SIZE, compileSnapshot } from '../evaluation/snapshot.js';
+import { compileSnapshot } from '../evaluation/snapshot.js';
 import type { FlagSource, NamespaceSource } from '../evaluation/source.js';
+import { ITEMS_PER_STEP } from '../evaluation/steps.js';
 import { SnapshotCache, type SnapshotLoader } from './snapshot-cache.js';
 
 function sourceWith(flagCount: number): NamespaceSource {
@@ -47,7 +48,7 @@ function loaderOf(source: NamespaceSource): SnapshotLoader {
 }
 
 describe('SnapshotCache compiling a big namespace', () => {
-  const big = sourceWith(COMPILE_STEP_SIZE * 3 + 1);
+  const big = sourceWith(ITEMS_PER_STEP * 3 + 1);
 
   it('lets the event loop run while it compiles, and holds the same snapshot as a compile in one go', async () => {
     const cache = new SnapshotCache(loaderOf(big));
@@ -64,7 +65,7 @@ describe('SnapshotCache compiling a big namespace', () => {
   });
 
   it('compiles a namespace smaller than one step without giving up the event loop', async () => {
-    const cache = new SnapshotCache(loaderOf(sourceWith(COMPILE_STEP_SIZE - 1)));
+    const cache = new SnapshotCache(loaderOf(sourceWith(ITEMS_PER_STEP - 1)));
     const loading = cache.get('big');
     let turnTaken = false;
     setImmediate(() => {

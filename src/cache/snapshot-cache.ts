@@ -161,7 +161,7 @@ export class SnapshotCache {
     const started = performance.now();
     const promise = this.#loadSource(namespaceKey)
       .then(async (source) => {
-        // In steps of COMPILE_STEP_SIZE segments and flags, with event-loop turns between (ADR 0013).
+        // In steps of ITEMS_PER_STEP segments and flags, with event-loop turns between (ADR 0013).
         const snapshot = await inTurns(compileSnapshotSteps(source ?? emptySource(namespaceKey)));
         this.stats.compiles++;
         this.events.compiled?.(namespaceKey, performance.now() - started, source !== undefined);

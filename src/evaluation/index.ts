@@ -45,7 +45,7 @@ export type {
   CompiledVariant,
   NamespaceSnapshot,
 } from './snapshot.js';
-export { COMPILE_STEP_SIZE, compileSnapshot, compileSnapshotSteps } from './snapshot.js';
+export { compileSnapshot, compileSnapshotSteps } from './snapshot.js';
 export type {
   ConstraintSource,
   DistributionSource,
@@ -57,9 +57,7 @@ export type {
   VariantSource,
 } from './source.js';
 export {
-  SOURCE_LINES_STEP_SIZE,
-  sourceFromJsonLines,
   sourceFromJsonLinesSteps,
-  sourceToJsonLines,
   sourceToJsonLinesSteps,
 } from './source.js';
+export { ITEMS_PER_STEP, runToEnd, type Steps } from './steps.js';

@@ -1,5 +1,6 @@
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { runCountingPauses } from '../../test/helpers/steps.js';
 import { ConstraintKind, Op } from './constraints.js';
 import {
   booleanDefaultResult,
@@ -7,7 +8,6 @@ import {
   type CompiledRule,
   compileSnapshot,
   compileSnapshotSteps,
-  type NamespaceSnapshot,
   ruleNoSegmentResult,
   ruleResult,
   variantDefaultResult,
@@ -335,15 +335,10 @@ describe('compileSnapshotSteps', () => {
     ],
   };
 
-  function drain(stepSize: number): { pauses: number; snapshot: NamespaceSnapshot } {
-    const steps = compileSnapshotSteps(big, stepSize);
-    let pauses = 0;
-    for (;;) {
-      const step = steps.next();
-      if (step.done) return { pauses, snapshot: step.value };
-      pauses++;
-    }
-  }
+  const drain = (stepSize: number) => {
+    const { pauses, value } = runCountingPauses(compileSnapshotSteps(big, stepSize));
+    return { pauses, snapshot: value };
+  };
 
   it('pauses after every stepSize segments and flags compiled, duplicates not counted', () => {
     expect(drain(4).pauses).toBe(4);

@@ -15,6 +15,7 @@ import { type CompiledConstraint, ConstraintKind, compileConstraint } from './co
 import type { BooleanEvaluation, EvaluationReason, VariantEvaluation } from './evaluate.js';
 import { crc32Utf8, distributionWidth } from './hashing.js';
 import type { FlagSource, NamespaceSource, RolloutSource, RuleSource, SegmentSource, VariantSource } from './source.js';
+import { ITEMS_PER_STEP, runToEnd, type Steps } from './steps.js';
 
 // ---------------------------------------------------------------------------------------------
 // Shared results
@@ -570,26 +571,15 @@ function compileFlag(
  * unparsable values, dangling references) compiles into something that behaves as Flipt would.
  */
 export function compileSnapshot(source: NamespaceSource): NamespaceSnapshot {
-  const steps = compileSnapshotSteps(source, Number.POSITIVE_INFINITY);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return runToEnd(compileSnapshotSteps(source, Number.POSITIVE_INFINITY));
 }
-
-/** Segments and flags compiled between two pauses of compileSnapshotSteps. */
-export const COMPILE_STEP_SIZE = 500;
 
 /**
  * compileSnapshot in steps: it pauses (yields) after every `stepSize` segments and flags, and returns
  * the same snapshot at the end. A 10,000-flag namespace takes 80–240 ms to compile on a slow machine;
- * a caller that resumes it from the event loop lets other requests run between the steps. The core
- * knows nothing of event loops, hence a generator and not an async function.
+ * a caller that resumes it from the event loop lets other requests run between the steps.
  */
-export function* compileSnapshotSteps(
-  source: NamespaceSource,
-  stepSize = COMPILE_STEP_SIZE,
-): Generator<void, NamespaceSnapshot, void> {
+export function* compileSnapshotSteps(source: NamespaceSource, stepSize = ITEMS_PER_STEP): Steps<NamespaceSnapshot> {
   let sinceStep = 0;
   const segments = new Map<string, CompiledSegment>();
   for (const s of source.segments) {

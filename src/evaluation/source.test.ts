@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { runCountingPauses } from '../../test/helpers/steps.js';
 import { InternalError } from '../domain/errors.js';
 import { evaluateVariant } from './evaluate.js';
 import { compileSnapshot } from './snapshot.js';
-import {
-  type NamespaceSource,
-  sourceFromJsonLines,
-  sourceFromJsonLinesSteps,
-  sourceToJsonLines,
-  sourceToJsonLinesSteps,
-} from './source.js';
+import { type NamespaceSource, sourceFromJsonLinesSteps, sourceToJsonLinesSteps } from './source.js';
+import { runToEnd } from './steps.js';
 
 const source: NamespaceSource = {
   namespaceKey: 'prod',
@@ -79,6 +75,9 @@ const source: NamespaceSource = {
   ],
 };
 
+const sourceToJsonLines = (s: NamespaceSource): string => runToEnd(sourceToJsonLinesSteps(s));
+const sourceFromJsonLines = (text: string): NamespaceSource => runToEnd(sourceFromJsonLinesSteps(text));
+
 describe('NamespaceSource as JSON lines', () => {
   it('round-trips unchanged', () => {
     expect(sourceFromJsonLines(sourceToJsonLines(source))).toEqual(source);
@@ -116,20 +115,12 @@ describe('NamespaceSource as JSON lines', () => {
       })),
     };
     const items = many.segments.length + many.flags.length;
-    const run = <T>(steps: Generator<void, T, void>): { pauses: number; value: T } => {
-      let pauses = 0;
-      for (;;) {
-        const step = steps.next();
-        if (step.done) return { pauses, value: step.value };
-        pauses++;
-      }
-    };
     const text = sourceToJsonLines(many);
     for (const stepSize of [1, 2, 3]) {
-      const written = run(sourceToJsonLinesSteps(many, stepSize));
+      const written = runCountingPauses(sourceToJsonLinesSteps(many, stepSize));
       expect(written.value).toBe(text);
       expect(written.pauses).toBe(Math.floor(items / stepSize));
-      const read = run(sourceFromJsonLinesSteps(text, stepSize));
+      const read = runCountingPauses(sourceFromJsonLinesSteps(text, stepSize));
       expect(read.value).toEqual(many);
       expect(read.pauses).toBe(Math.floor(items / stepSize));
     }

@@ -12,6 +12,7 @@ import type {
   RolloutType,
   SegmentOperator,
 } from '../domain/types.js';
+import { ITEMS_PER_STEP, type Steps } from './steps.js';
 
 export interface VariantSource {
   id: string;
@@ -99,9 +100,6 @@ export interface NamespaceSource {
 // it took one uninterrupted 60–200 ms to stringify or parse on a slow machine. JSON.stringify never
 // writes a raw line break, so a line is always one item.
 
-/** Segments and flags written or read between two pauses of the stepped functions below. */
-export const SOURCE_LINES_STEP_SIZE = 500;
-
 interface SourceHeader {
   namespaceKey: string;
   revision: string;
@@ -110,10 +108,7 @@ interface SourceHeader {
 }
 
 /** Serialises a source for a cache, pausing (yielding) after every `stepSize` segments and flags. */
-export function* sourceToJsonLinesSteps(
-  source: NamespaceSource,
-  stepSize = SOURCE_LINES_STEP_SIZE,
-): Generator<void, string, void> {
+export function* sourceToJsonLinesSteps(source: NamespaceSource, stepSize = ITEMS_PER_STEP): Steps<string> {
   const header: SourceHeader = {
     namespaceKey: source.namespaceKey,
     revision: source.revision,
@@ -134,19 +129,11 @@ export function* sourceToJsonLinesSteps(
   return lines.join('\n');
 }
 
-/** Serialises a source for a cache in one go. */
-export function sourceToJsonLines(source: NamespaceSource): string {
-  return drain(sourceToJsonLinesSteps(source, Number.POSITIVE_INFINITY));
-}
-
 /**
- * Reads a source written by sourceToJsonLines, pausing (yielding) after every `stepSize` segments and
- * flags; throws InternalError when the text is not one.
+ * Reads a source written by sourceToJsonLinesSteps, pausing (yielding) after every `stepSize`
+ * segments and flags; throws InternalError when the text is not one.
  */
-export function* sourceFromJsonLinesSteps(
-  text: string,
-  stepSize = SOURCE_LINES_STEP_SIZE,
-): Generator<void, NamespaceSource, void> {
+export function* sourceFromJsonLinesSteps(text: string, stepSize = ITEMS_PER_STEP): Steps<NamespaceSource> {
   const lines = text.split('\n');
   const header = obj(parseLine(lines[0] ?? '', 'source'), 'source');
   const segmentCount = count(header, 'segments', 'source');
@@ -172,18 +159,6 @@ export function* sourceFromJsonLinesSteps(
     if (i % stepSize === 0) yield;
   }
   return source;
-}
-
-/** Reads a source written by sourceToJsonLines in one go; throws InternalError when the text is not one. */
-export function sourceFromJsonLines(text: string): NamespaceSource {
-  return drain(sourceFromJsonLinesSteps(text, Number.POSITIVE_INFINITY));
-}
-
-function drain<T>(steps: Generator<void, T, void>): T {
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 // real server in test/integration/snapshot.test.ts).
 
 import { describe, expect, it } from 'vitest';
-import type { FlagSource, NamespaceSource } from '../../../evaluation/index.js';
+import { runCountingPauses } from '../../../../test/helpers/steps.js';
+import type { FlagSource, NamespaceSource, Steps } from '../../../evaluation/index.js';
 import { clientSnapshotJsonSteps, SnapshotLevel } from './snapshot.js';
 
 const flag = (i: number): FlagSource => ({
@@ -53,13 +54,10 @@ const source: NamespaceSource = {
   flags: Array.from({ length: 5 }, (_, i) => flag(i)),
 };
 
-function run(steps: Generator<void, string, void>): { pauses: number; text: string } {
-  let pauses = 0;
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return { pauses, text: step.value };
-    pauses++;
-  }
+/** The text and the number of pauses on the way. */
+function run(steps: Steps<string>): { pauses: number; text: string } {
+  const { pauses, value } = runCountingPauses(steps);
+  return { pauses, text: value };
 }
 
 describe('clientSnapshotJsonSteps', () => {

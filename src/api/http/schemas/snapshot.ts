@@ -9,12 +9,14 @@
 
 import Type from 'typebox';
 import type { ComparisonType } from '../../../domain/types.js';
-import type {
-  FlagSource,
-  NamespaceSource,
-  RolloutSource,
-  SegmentSource,
-  VariantSource,
+import {
+  type FlagSource,
+  ITEMS_PER_STEP,
+  type NamespaceSource,
+  type RolloutSource,
+  type SegmentSource,
+  type Steps,
+  type VariantSource,
 } from '../../../evaluation/index.js';
 import { float32 } from '../wire.js';
 
@@ -87,9 +89,6 @@ function byRank<T extends { rank: number }>(items: readonly T[]): T[] {
   return [...items].sort((a, b) => a.rank - b.rank);
 }
 
-/** Flags rendered between two pauses of clientSnapshotJsonSteps. */
-export const CLIENT_SNAPSHOT_STEP_SIZE = 500;
-
 /**
  * The client snapshot of one namespace as JSON text (`source` undefined: a namespace that does not
  * exist → no flags). It pauses (yields) after every `stepSize` flags: a 10,000-flag namespace renders
@@ -99,8 +98,8 @@ export function* clientSnapshotJsonSteps(
   namespaceKey: string,
   source: NamespaceSource | undefined,
   level: SnapshotLevel,
-  stepSize = CLIENT_SNAPSHOT_STEP_SIZE,
-): Generator<void, string, void> {
+  stepSize = ITEMS_PER_STEP,
+): Steps<string> {
   const head = `{"namespace":${JSON.stringify({ key: namespaceKey })},"flags":[`;
   if (source === undefined) return `${head}]}`;
   const render = clientFlagRenderer(source, level);

@@ -1,0 +1,20 @@
+// Work done in steps: a generator that pauses (yields nothing) between steps and returns its result.
+// The core stays free of event loops; a caller either runs the steps to the end at once (runToEnd) or
+// gives the event loop a turn at each pause (src/in-turns.ts), so a big namespace does not hold the
+// loop for the whole of its work (ADR 0013).
+
+export type Steps<T> = Generator<void, T, void>;
+
+/**
+ * Items (segments, flags, lines) handled between two pauses. 500 flags take a few milliseconds to
+ * compile, render or parse even on a slow machine.
+ */
+export const ITEMS_PER_STEP = 500;
+
+/** Runs the steps to their end without pausing. */
+export function runToEnd<T>(steps: Steps<T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
