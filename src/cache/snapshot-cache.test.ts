@@ -5,32 +5,26 @@
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { flagSource } from '../../test/helpers/flag-sources.js';
 import { compileSnapshot } from '../evaluation/snapshot.js';
 import type { FlagSource, NamespaceSource } from '../evaluation/source.js';
 import { ITEMS_PER_STEP } from '../evaluation/steps.js';
 import { SnapshotCache, type SnapshotLoader } from './snapshot-cache.js';
 
 function sourceWith(flagCount: number): NamespaceSource {
-  const flag = (i: number): FlagSource => ({
-    key: `flag-${i}`,
-    name: `Flag ${i}`,
-    description: '',
-    enabled: i % 2 === 0,
-    type: 'BOOLEAN_FLAG_TYPE',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-    variants: [],
-    rules: [],
-    rollouts: [
-      {
-        id: `r${i}`,
-        rank: 1,
-        type: 'THRESHOLD_ROLLOUT_TYPE',
-        description: '',
-        threshold: { percentage: 50, value: true },
-      },
-    ],
-  });
+  const flag = (i: number): FlagSource =>
+    flagSource(`flag-${i}`, 'BOOLEAN_FLAG_TYPE', {
+      enabled: i % 2 === 0,
+      rollouts: [
+        {
+          id: `r${i}`,
+          rank: 1,
+          type: 'THRESHOLD_ROLLOUT_TYPE',
+          description: '',
+          threshold: { percentage: 50, value: true },
+        },
+      ],
+    });
   return {
     namespaceKey: 'big',
     revision: '1.1',

@@ -60,4 +60,4 @@ export {
   sourceFromJsonLinesSteps,
   sourceToJsonLinesSteps,
 } from './source.js';
-export { ITEMS_PER_STEP, runToEnd, type Steps } from './steps.js';
+export { ITEMS_PER_STEP, pauseEvery, runToEnd, type Steps } from './steps.js';

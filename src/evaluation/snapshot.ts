@@ -15,7 +15,7 @@ import { type CompiledConstraint, ConstraintKind, compileConstraint } from './co
 import type { BooleanEvaluation, EvaluationReason, VariantEvaluation } from './evaluate.js';
 import { crc32Utf8, distributionWidth } from './hashing.js';
 import type { FlagSource, NamespaceSource, RolloutSource, RuleSource, SegmentSource, VariantSource } from './source.js';
-import { ITEMS_PER_STEP, runToEnd, type Steps } from './steps.js';
+import { ITEMS_PER_STEP, pauseEvery, runToEnd, type Steps } from './steps.js';
 
 // ---------------------------------------------------------------------------------------------
 // Shared results
@@ -580,15 +580,12 @@ export function compileSnapshot(source: NamespaceSource): NamespaceSnapshot {
  * a caller that resumes it from the event loop lets other requests run between the steps.
  */
 export function* compileSnapshotSteps(source: NamespaceSource, stepSize = ITEMS_PER_STEP): Steps<NamespaceSnapshot> {
-  let sinceStep = 0;
+  const pauseDue = pauseEvery(stepSize);
   const segments = new Map<string, CompiledSegment>();
   for (const s of source.segments) {
     if (segments.has(s.key)) continue;
     segments.set(s.key, compileSegment(s, segments.size));
-    if (++sinceStep >= stepSize) {
-      sinceStep = 0;
-      yield;
-    }
+    if (pauseDue()) yield;
   }
   const resolveSegments = segmentResolver(segments);
   // Distributions may point at a variant of another flag of the namespace, so resolve namespace-wide.
@@ -605,10 +602,7 @@ export function* compileSnapshotSteps(source: NamespaceSource, stepSize = ITEMS_
     const compiled = compileFlag(f, resolveSegments, variantsById);
     flags.set(f.key, compiled);
     flagList.push(compiled);
-    if (++sinceStep >= stepSize) {
-      sinceStep = 0;
-      yield;
-    }
+    if (pauseDue()) yield;
   }
   return Object.freeze({
     namespaceKey: source.namespaceKey,

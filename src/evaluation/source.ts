@@ -12,7 +12,7 @@ import type {
   RolloutType,
   SegmentOperator,
 } from '../domain/types.js';
-import { ITEMS_PER_STEP, type Steps } from './steps.js';
+import { ITEMS_PER_STEP, pauseEvery, type Steps } from './steps.js';
 
 export interface VariantSource {
   id: string;
@@ -116,14 +116,11 @@ export function* sourceToJsonLinesSteps(source: NamespaceSource, stepSize = ITEM
     flags: source.flags.length,
   };
   const lines = [JSON.stringify(header)];
-  let sinceStep = 0;
+  const pauseDue = pauseEvery(stepSize);
   for (const list of [source.segments, source.flags]) {
     for (const item of list) {
       lines.push(JSON.stringify(item));
-      if (++sinceStep >= stepSize) {
-        sinceStep = 0;
-        yield;
-      }
+      if (pauseDue()) yield;
     }
   }
   return lines.join('\n');
@@ -147,6 +144,7 @@ export function* sourceFromJsonLinesSteps(text: string, stepSize = ITEMS_PER_STE
     flags: [],
     segments: [],
   };
+  const pauseDue = pauseEvery(stepSize);
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i] as string;
     if (i <= segmentCount) {
@@ -156,7 +154,7 @@ export function* sourceFromJsonLinesSteps(text: string, stepSize = ITEMS_PER_STE
       const path = `source.flags[${i - 1 - segmentCount}]`;
       source.flags.push(flag(parseLine(line, path), path));
     }
-    if (i % stepSize === 0) yield;
+    if (pauseDue()) yield;
   }
   return source;
 }

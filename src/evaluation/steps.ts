@@ -11,6 +11,16 @@ export type Steps<T> = Generator<void, T, void>;
  */
 export const ITEMS_PER_STEP = 500;
 
+/** Counts items as they are handled; answers true on every `stepSize`-th, when a pause is due. */
+export function pauseEvery(stepSize: number): () => boolean {
+  let sinceStep = 0;
+  return () => {
+    if (++sinceStep < stepSize) return false;
+    sinceStep = 0;
+    return true;
+  };
+}
+
 /** Runs the steps to their end without pausing. */
 export function runToEnd<T>(steps: Steps<T>): T {
   for (;;) {

@@ -3,39 +3,34 @@
 // real server in test/integration/snapshot.test.ts).
 
 import { describe, expect, it } from 'vitest';
+import { flagSource } from '../../../../test/helpers/flag-sources.js';
 import { runCountingPauses } from '../../../../test/helpers/steps.js';
 import type { FlagSource, NamespaceSource, Steps } from '../../../evaluation/index.js';
 import { clientSnapshotJsonSteps, SnapshotLevel } from './snapshot.js';
 
-const flag = (i: number): FlagSource => ({
-  key: `f${i}`,
-  name: `F${i}`,
-  description: '',
-  enabled: true,
-  type: i % 2 ? 'BOOLEAN_FLAG_TYPE' : 'VARIANT_FLAG_TYPE',
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-02T00:00:00.000Z',
-  variants: [{ id: `v${i}`, key: 'on', attachment: '' }],
-  defaultVariant: { id: `v${i}`, key: 'on', attachment: '' },
-  rules: [
-    {
-      id: `r${i}`,
-      rank: 1,
-      segmentKeys: ['pro'],
-      segmentOperator: 'OR_SEGMENT_OPERATOR',
-      distributions: [{ id: `d${i}`, variantId: `v${i}`, rollout: 33.3 }],
-    },
-  ],
-  rollouts: [
-    {
-      id: `o${i}`,
-      rank: 1,
-      type: 'SEGMENT_ROLLOUT_TYPE',
-      description: '',
-      segment: { segmentKeys: ['pro'], segmentOperator: 'AND_SEGMENT_OPERATOR', value: true },
-    },
-  ],
-});
+const flag = (i: number): FlagSource =>
+  flagSource(`f${i}`, i % 2 ? 'BOOLEAN_FLAG_TYPE' : 'VARIANT_FLAG_TYPE', {
+    variants: [{ id: `v${i}`, key: 'on', attachment: '' }],
+    defaultVariant: { id: `v${i}`, key: 'on', attachment: '' },
+    rules: [
+      {
+        id: `r${i}`,
+        rank: 1,
+        segmentKeys: ['pro'],
+        segmentOperator: 'OR_SEGMENT_OPERATOR',
+        distributions: [{ id: `d${i}`, variantId: `v${i}`, rollout: 33.3 }],
+      },
+    ],
+    rollouts: [
+      {
+        id: `o${i}`,
+        rank: 1,
+        type: 'SEGMENT_ROLLOUT_TYPE',
+        description: '',
+        segment: { segmentKeys: ['pro'], segmentOperator: 'AND_SEGMENT_OPERATOR', value: true },
+      },
+    ],
+  });
 
 const source: NamespaceSource = {
   namespaceKey: 'ns',

@@ -13,6 +13,7 @@ import {
   type FlagSource,
   ITEMS_PER_STEP,
   type NamespaceSource,
+  pauseEvery,
   type RolloutSource,
   type SegmentSource,
   type Steps,
@@ -104,13 +105,10 @@ export function* clientSnapshotJsonSteps(
   if (source === undefined) return `${head}]}`;
   const render = clientFlagRenderer(source, level);
   const flags: string[] = [];
-  let sinceStep = 0;
+  const pauseDue = pauseEvery(stepSize);
   for (const f of source.flags) {
     flags.push(JSON.stringify(render(f)));
-    if (++sinceStep >= stepSize) {
-      sinceStep = 0;
-      yield;
-    }
+    if (pauseDue()) yield;
   }
   return `${head}${flags.join(',')}]}`;
 }
