@@ -1,5 +1,5 @@
 // Redis as the shared tier of the snapshot cache: connections built from the `cache.redis` config, and
-// the namespace sources stored once per revision (`<prefix>:snapshot:<ns>:<revision>`), so a fresh
+// the namespace sources stored once per revision (`<prefix>:snapshot:v<format>:<ns>:<revision>`), so a fresh
 // instance warms from Redis instead of rebuilding from SQL. Redis is never on the evaluation hot path
 // and never required: while it is unreachable every call here answers "nothing cached" at once, and
 // the caller goes to the database.
@@ -11,7 +11,12 @@ import { createRequire } from 'node:module';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { ConfigError } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { type NamespaceSource, sourceFromJsonLinesSteps, sourceToJsonLinesSteps } from '../evaluation/source.js';
+import {
+  type NamespaceSource,
+  SOURCE_CACHE_FORMAT,
+  sourceFromJsonLinesSteps,
+  sourceToJsonLinesSteps,
+} from '../evaluation/source.js';
 import { inTurns } from '../in-turns.js';
 import type { SharedSourceStore } from './snapshot-cache.js';
 
@@ -100,8 +105,9 @@ export function createRedisConnection(settings: RedisSettings, options: RedisCon
 export class RedisKeys {
   constructor(readonly prefix: string) {}
 
+  /** A namespace's source at a revision, in the cache form of this version (SOURCE_CACHE_FORMAT). */
   snapshot(namespaceKey: string, revision: string): string {
-    return `${this.prefix}:snapshot:${namespaceKey}:${revision}`;
+    return `${this.prefix}:snapshot:v${SOURCE_CACHE_FORMAT}:${namespaceKey}:${revision}`;
   }
 
   /** The pub/sub channel on which writes announce `namespace → revision`. */
@@ -160,8 +166,8 @@ export class RedisSourceStore implements SharedSourceStore {
     try {
       source = await inTurns(sourceFromJsonLinesSteps(text));
     } catch {
-      // Written by an incompatible version, or damaged: a miss; the database load overwrites nothing
-      // (NX), so drop it for the next instance.
+      // Damaged (another version's form has its own key): a miss; the database load overwrites
+      // nothing (NX), so drop it for the next instance.
       this.events.miss?.();
       this.redis.del(this.keys.snapshot(namespaceKey, revision)).catch(() => {});
       return undefined;

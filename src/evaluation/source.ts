@@ -100,6 +100,15 @@ export interface NamespaceSource {
 // it took one uninterrupted 60–200 ms to stringify or parse on a slow machine. JSON.stringify never
 // writes a raw line break, so a line is always one item.
 
+/**
+ * The version of the cache form, part of the Redis key. Raise it whenever the form, or the shape of a
+ * source it carries, changes: during a rolling upgrade old and new instances then each read and write
+ * their own entries, instead of finding the other's unreadable and replacing it (ADR 0014).
+ * Version 1 was the whole source as one JSON document; until the key carried this number, both forms
+ * were stored under a key without it.
+ */
+export const SOURCE_CACHE_FORMAT = 2;
+
 interface SourceHeader {
   namespaceKey: string;
   revision: string;

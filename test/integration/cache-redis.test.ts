@@ -11,6 +11,7 @@ import { parseRevisionMessage, parseRevokedTokenMessage } from '../../src/cache/
 import { RedisKeys } from '../../src/cache/redis.js';
 import { deleteTokenCommand } from '../../src/cli/token.js';
 import { loadConfig } from '../../src/config/load.js';
+import { SOURCE_CACHE_FORMAT } from '../../src/evaluation/source.js';
 import { bearer, call, startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
 import { freePort } from '../helpers/process.js';
@@ -33,7 +34,7 @@ plainDescribe('revision messages', () => {
     expect(parseRevisionMessage('{"ns":1,"origin":"x"}')).toBeUndefined();
     expect(parseRevisionMessage('not json')).toBeUndefined();
     expect(parseRevisionMessage('null')).toBeUndefined();
-    expect(new RedisKeys('p').snapshot('ns', '1.2')).toBe('p:snapshot:ns:1.2');
+    expect(new RedisKeys('p').snapshot('ns', '1.2')).toBe(`p:snapshot:v${SOURCE_CACHE_FORMAT}:ns:1.2`);
     expect(new RedisKeys('p').revisions).toBe('p:revisions');
     expect(parseRevokedTokenMessage('{"id":"a","origin":"x"}')).toEqual({ id: 'a', origin: 'x' });
     expect(parseRevokedTokenMessage('{"id":1,"origin":"x"}')).toBeUndefined();
@@ -120,7 +121,7 @@ describeWithRedis('redis snapshot cache', (backend) => {
     expect(metricValue(await metricsOf(other), 'vexil_cache_hits_total', { cache: 'redis' })).toBe(1);
   });
 
-  it('treats an entry it cannot read (an older format, or damaged) as a miss and stores it anew', async () => {
+  it('treats an entry it cannot read (damaged) as a miss and stores it anew', async () => {
     const first = await evaluate(t.app, fixture.flagKey);
     const revision = first.headers['x-vexil-revision'] as string;
     const key = new RedisKeys(prefix).snapshot('shared', revision);
@@ -128,7 +129,7 @@ describeWithRedis('redis snapshot cache', (backend) => {
     const fresh = await buildAppOn(t.database.url, cache());
     try {
       await eventually(async () => (await client.exists(key)) === 1, `the key ${key}`);
-      // The whole source as one JSON document, as versions before the JSON-lines form wrote it.
+      // A whole source as one JSON document: not the JSON-lines form this key holds.
       await client.set(
         key,
         JSON.stringify({ namespaceKey: 'shared', revision, flags: [], segments: [] }),
@@ -146,6 +147,34 @@ describeWithRedis('redis snapshot cache', (backend) => {
       );
     } finally {
       await fresh.close();
+      client.disconnect();
+    }
+  });
+
+  it("leaves an older version's entry alone: during a rolling upgrade each version keeps its own", async () => {
+    const first = await evaluate(t.app, fixture.flagKey);
+    const revision = first.headers['x-vexil-revision'] as string;
+    const current = new RedisKeys(prefix).snapshot('shared', revision);
+    // Where versions before the format number wrote the source, as one JSON document.
+    const olderKey = `${prefix}:snapshot:shared:${revision}`;
+    const olderEntry = JSON.stringify({ namespaceKey: 'shared', revision, flags: [], segments: [] });
+    const client = new Redis(redis.url);
+    try {
+      await eventually(async () => (await client.exists(current)) === 1, `the key ${current}`);
+      await client.set(olderKey, olderEntry, 'PX', 60_000);
+      const fresh = await buildAppOn(t.database.url, cache());
+      try {
+        // The fresh instance reads its own version's entry and never the older one.
+        const answer = await evaluate(fresh, fixture.flagKey);
+        expect(answer.body).toMatchObject({ match: true, variantKey: 'v1' });
+        expect(metricValue(await metricsOf(fresh), 'vexil_cache_hits_total', { cache: 'redis' })).toBe(1);
+        expect(metricValue(await metricsOf(fresh), 'vexil_cache_misses_total', { cache: 'redis' })).toBe(0);
+      } finally {
+        await fresh.close();
+      }
+      // An older instance still finds what it wrote, as it wrote it.
+      expect(await client.get(olderKey)).toBe(olderEntry);
+    } finally {
       client.disconnect();
     }
   });
