@@ -17,7 +17,7 @@ import {
 import { DIALECT_CAPABILITIES, type DialectName, openDb } from './db.js';
 import { classifyDriverError } from './errors.js';
 import { loadNamespaceSource } from './evaluation-source.js';
-import { initialSchema } from './migrations/001-initial-schema.js';
+import { migrationsFor } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { inTransaction, MAX_TRANSACTION_ATTEMPTS } from './transaction.js';
 
@@ -87,7 +87,7 @@ async function ddlOf(dialect: 'cockroachdb' | 'postgres'): Promise<string[]> {
     dialect === 'cockroachdb'
       ? new Kysely<Database>({ dialect: new CockroachDialect({ pool, openLockSession: recordingSessions().open }) })
       : new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  await initialSchema(dialect).up(db as never);
+  for (const migration of Object.values(migrationsFor(dialect))) await migration.up(db as never);
   return statements.map((s) => s.sql).filter((s) => /^(create|alter)\b/.test(s));
 }
 
@@ -264,6 +264,12 @@ describe('CockroachDB column types', () => {
     const [cockroach, postgres] = [await ddlOf('cockroachdb'), await ddlOf('postgres')];
     expect(cockroach.length).toBeGreaterThan(10);
     expect(cockroach).toEqual(postgres);
+  });
+
+  it('creates every index "if not exists": migrations run outside a transaction there and may run again', async () => {
+    const indexes = (await ddlOf('cockroachdb')).filter((s) => /^create (unique )?index\b/.test(s));
+    expect(indexes).toHaveLength(8);
+    for (const statement of indexes) expect(statement).toMatch(/^create index if not exists "[a-z_]+_idx" on /);
   });
 
   it('uses only types CockroachDB has, and none it lacks or treats differently', async () => {

@@ -3,10 +3,12 @@
 import { type Kysely, type Migration, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely';
 import type { DialectName } from '../db.js';
 import { initialSchema } from './001-initial-schema.js';
+import { foreignKeyIndexes } from './002-foreign-key-indexes.js';
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
     '001-initial-schema': initialSchema(dialect),
+    '002-foreign-key-indexes': foreignKeyIndexes(dialect),
   };
 }
 
