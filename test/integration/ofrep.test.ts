@@ -216,6 +216,17 @@ describeEachBackend('OFREP (/ofrep/v1)', (backend) => {
       expect(afterWrite.body.flags.find((f: { key: string }) => f.key === 'kill-switch').value).toBe(false);
       await call(t.app, 'PUT', '/api/v1/namespaces/default/flags/kill-switch', { name: 'kill-switch', enabled: true });
     });
+
+    it('a 304 has no body and no Content-Type or Content-Length', async () => {
+      const body = { context: { targetingKey: 'u1' } };
+      const etag = (await ofrep('', body)).headers.etag as string;
+      const res = await ofrep('', body, { 'if-none-match': etag });
+      expect(res.status).toBe(304);
+      expect(res.body).toBeUndefined();
+      expect(res.headers['content-length'] ?? '0').toBe('0');
+      expect(res.headers['content-type']).toBeUndefined();
+      expect(res.headers.etag).toBe(etag);
+    });
   });
 
   describe('configuration', () => {

@@ -165,6 +165,15 @@ function sendOfrepError(request: FastifyRequest, reply: FastifyReply, err: unkno
   return reply.code(status).type('application/json').send(body);
 }
 
+/**
+ * 304: no body, so send() without a payload, as routes/snapshot.ts does; send(null) would be
+ * serialised to `null` with its Content-Type and a Content-Length of 4.
+ */
+function sendNotModified(reply: FastifyReply): void {
+  setRequestIdHeader(reply);
+  reply.code(304).send();
+}
+
 /** Our own routes, to tell an unknown path (404) from a known path with another method (501). */
 const KNOWN_PATHS: readonly { method: string; pattern: RegExp }[] = [
   { method: 'GET', pattern: /^\/ofrep\/v1\/configuration\/?$/ },
@@ -308,8 +317,7 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
             const etag = bulkEtag(namespaceKey, snapshot.revision, context);
             reply.header('etag', etag);
             if (matchesIfNoneMatch(request, etag)) {
-              setRequestIdHeader(reply);
-              reply.code(304).send(null);
+              sendNotModified(reply);
               return;
             }
             // One evaluator for the whole request: each segment is evaluated once, not once per flag.
