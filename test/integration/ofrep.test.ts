@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bulkEtag } from '../../src/api/http/routes/ofrep.js';
 import { call, startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
 import { Seeder, seedRichNamespace } from './evaluation-seed.js';
@@ -226,6 +227,26 @@ describeEachBackend('OFREP (/ofrep/v1)', (backend) => {
       expect(res.headers['content-length'] ?? '0').toBe('0');
       expect(res.headers['content-type']).toBeUndefined();
       expect(res.headers.etag).toBe(etag);
+    });
+
+    it('without targetingKey (a random entity): no ETag, and If-None-Match never answers 304', async () => {
+      const body = { context: { plan: 'free' } };
+      const first = await ofrep('', body);
+      expect(first.status).toBe(200);
+      expect(first.headers.etag).toBeUndefined();
+      // The tag the same context would have with an entity, and `*`: the answer may differ from any
+      // earlier one (new-ui's threshold rollout buckets each random entity), so neither is a 304.
+      const tag = bulkEtag('default', first.headers['x-vexil-revision'] as string, body.context);
+      for (const ifNoneMatch of ['*', tag]) {
+        const res = await ofrep('', body, { 'if-none-match': ifNoneMatch });
+        expect({ ifNoneMatch, status: res.status, etag: res.headers.etag }).toEqual({
+          ifNoneMatch,
+          status: 200,
+          etag: undefined,
+        });
+      }
+      // targetingKey "" is present: the entity is "", and the answer has its ETag.
+      expect((await ofrep('', { context: { targetingKey: '' } })).headers.etag).toMatch(/^"[0-9a-f]+"$/);
     });
   });
 

@@ -2,8 +2,9 @@
 // GET /ofrep/v1/configuration. The namespace comes from X-Service-Namespace (interface.md) or
 // X-Flipt-Namespace (Flipt), default `default`; the entity is context.targetingKey, or a random id.
 //
-// Beyond Flipt: the bulk answer carries an ETag computed from the namespace, its revision and the
-// canonical request context, and If-None-Match with it answers 304 — so a 304 is never stale.
+// Beyond Flipt: with a targetingKey, the bulk answer carries an ETag computed from the namespace, its
+// revision and the canonical request context, and If-None-Match with it answers 304 — so a 304 is
+// never stale. Without one the entity is random, and so may the answer be: no ETag, no 304.
 //
 // These routes live in their own Fastify scope: OFREP errors have their own body
 // {"key"?, "errorCode", "errorDetails"} (§6.4), for failures and for unknown routes under /ofrep.
@@ -71,9 +72,12 @@ function namespaceOf(request: FastifyRequest): string {
   return header(request, 'x-service-namespace') ?? header(request, 'x-flipt-namespace') ?? DEFAULT_NAMESPACE;
 }
 
-/** context.targetingKey when present (even ""; null reads as ""), else a random entity (Flipt). */
-function entityOf(context: Readonly<Record<string, unknown>>): string {
-  if (!Object.hasOwn(context, TARGETING_KEY)) return crypto.randomUUID();
+/**
+ * context.targetingKey when present (even ""; null reads as ""), else undefined: the entity is then a
+ * random id (Flipt), so the same request may be answered differently each time.
+ */
+function targetingKeyOf(context: Readonly<Record<string, unknown>>): string | undefined {
+  if (!Object.hasOwn(context, TARGETING_KEY)) return undefined;
   const key = context[TARGETING_KEY];
   return typeof key === 'string' ? key : '';
 }
@@ -264,7 +268,7 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
           const key = request.params.key;
           if (key === '') throw new OfrepError(400, 'INVALID_CONTEXT', 'flag key was not provided');
           const context = (request.body?.context ?? NO_CONTEXT) as EvaluationContext;
-          const entityId = entityOf(context);
+          const entityId = targetingKeyOf(context) ?? crypto.randomUUID();
           const namespaceKey = namespaceOf(request);
           const answer = (snapshot: NamespaceSnapshot): void => {
             setRevision(reply, snapshot);
@@ -309,16 +313,21 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
               if (trimmed !== '') keys.push(trimmed);
             }
           }
-          const entityId = entityOf(context);
+          const targetingKey = targetingKeyOf(context);
+          const entityId = targetingKey ?? crypto.randomUUID();
           const namespaceKey = namespaceOf(request);
 
           const answer = (snapshot: NamespaceSnapshot): void => {
             setRevision(reply, snapshot);
-            const etag = bulkEtag(namespaceKey, snapshot.revision, context);
-            reply.header('etag', etag);
-            if (matchesIfNoneMatch(request, etag)) {
-              sendNotModified(reply);
-              return;
+            // A random entity may be bucketed differently by the next request (threshold rollouts,
+            // distributions), so without targetingKey no ETag can stand for the answer: none, no 304.
+            if (targetingKey !== undefined) {
+              const etag = bulkEtag(namespaceKey, snapshot.revision, context);
+              reply.header('etag', etag);
+              if (matchesIfNoneMatch(request, etag)) {
+                sendNotModified(reply);
+                return;
+              }
             }
             // One evaluator for the whole request: each segment is evaluated once, not once per flag.
             const evaluator = evaluation.entityEvaluator(snapshot, entityId, context as EvaluationContext);
