@@ -248,6 +248,64 @@ describeEachBackend('OFREP (/ofrep/v1)', (backend) => {
       // targetingKey "" is present: the entity is "", and the answer has its ETag.
       expect((await ofrep('', { context: { targetingKey: '' } })).headers.etag).toMatch(/^"[0-9a-f]+"$/);
     });
+
+    it('errors carry no ETag, and If-None-Match never turns them into a 304', async () => {
+      const listed = { context: { targetingKey: 'u1', flags: ['new-ui', 'nope'] } };
+      const notFound = { key: 'nope', errorCode: 'FLAG_NOT_FOUND', errorDetails: 'flag was not found nope' };
+      const plain = await ofrep('', listed);
+      expect({ status: plain.status, body: plain.body, etag: plain.headers.etag }).toEqual({
+        status: 404,
+        body: notFound,
+        etag: undefined,
+      });
+      // The tag this request would have if it were answered (`flags` joined, as constraints see it).
+      const revision = (await ofrep('', { context: { targetingKey: 'u1' } })).headers['x-vexil-revision'] as string;
+      const tag = bulkEtag('default', revision, { targetingKey: 'u1', flags: 'new-ui,nope' });
+      for (const ifNoneMatch of ['*', tag, `W/${tag}`]) {
+        const res = await ofrep('', listed, { 'if-none-match': ifNoneMatch });
+        expect({ ifNoneMatch, status: res.status, body: res.body, etag: res.headers.etag }).toEqual({
+          ifNoneMatch,
+          status: 404,
+          body: notFound,
+          etag: undefined,
+        });
+      }
+      const invalid = await ofrep('', { context: { targetingKey: 'u1', n: 1 } }, { 'if-none-match': '*' });
+      expect({ status: invalid.status, etag: invalid.headers.etag }).toEqual({ status: 400, etag: undefined });
+    });
+
+    it('If-None-Match: * does not hide a failure of evaluation itself (stored data of unknown type)', async () => {
+      // The API never stores a constraint of unknown type; an older or foreign writer of the database
+      // may. Evaluating a rollout on such a segment fails the request (Flipt: 400 unknown constraint type).
+      const http = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) =>
+        call(t.app, method, url, body);
+      const odd = new Seeder(http, 'odd');
+      await odd.namespaceExists();
+      await odd.segment({
+        key: 'legacy',
+        constraints: [{ type: 'STRING_COMPARISON_TYPE', property: 'plan', operator: 'eq', value: 'pro' }],
+      });
+      await odd.booleanFlag({ key: 'gate', rollouts: [{ segment: { segments: ['legacy'], value: true } }] });
+      // Before anything evaluates the namespace, so its first snapshot holds the unknown type.
+      await t.app.db.kysely.updateTable('constraints').set({ type: 99 }).where('namespace_key', '=', 'odd').execute();
+
+      const headers = { 'x-service-namespace': 'odd' };
+      const failed = { errorCode: 'INVALID_CONTEXT', errorDetails: 'unknown constraint type', key: 'gate' };
+      for (const body of [{ context: { targetingKey: 'u1' } }, { context: { targetingKey: 'u1', flags: 'gate' } }]) {
+        const plain = await ofrep('', body, headers);
+        expect({ status: plain.status, body: plain.body, etag: plain.headers.etag }).toEqual({
+          status: 400,
+          body: failed,
+          etag: undefined,
+        });
+        const res = await ofrep('', body, { ...headers, 'if-none-match': '*' });
+        expect({ status: res.status, body: res.body, etag: res.headers.etag }).toEqual({
+          status: 400,
+          body: failed,
+          etag: undefined,
+        });
+      }
+    });
   });
 
   describe('configuration', () => {

@@ -4,7 +4,8 @@
 //
 // Beyond Flipt: with a targetingKey, the bulk answer carries an ETag computed from the namespace, its
 // revision and the canonical request context, and If-None-Match with it answers 304 — so a 304 is
-// never stale. Without one the entity is random, and so may the answer be: no ETag, no 304.
+// never stale. Without one the entity is random, and so may the answer be: no ETag, no 304. An error
+// carries no ETag, and is never turned into a 304.
 //
 // These routes live in their own Fastify scope: OFREP errors have their own body
 // {"key"?, "errorCode", "errorDetails"} (§6.4), for failures and for unknown routes under /ofrep.
@@ -166,16 +167,64 @@ export function ofrepError(err: unknown, request: FastifyRequest): { status: num
 function sendOfrepError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const { status, body } = ofrepError(err, request);
   setRequestIdHeader(reply);
+  // An ETag stands for a 200's body: an error must not be kept (nor its tag sent back) in its place.
+  reply.removeHeader('etag');
   return reply.code(status).type('application/json').send(body);
 }
 
 /**
- * 304: no body, so send() without a payload, as routes/snapshot.ts does; send(null) would be
- * serialised to `null` with its Content-Type and a Content-Length of 4.
+ * 304 with the ETag and no body, so send() without a payload, as routes/snapshot.ts does; send(null)
+ * would be serialised to `null` with its Content-Type and a Content-Length of 4.
  */
-function sendNotModified(reply: FastifyReply): void {
+function sendNotModified(reply: FastifyReply, etag: string): void {
   setRequestIdHeader(reply);
-  reply.code(304).send();
+  reply.header('etag', etag).code(304).send();
+}
+
+/**
+ * Whether evaluating the snapshot's flags for a bulk request (those listed in `keys`, else all) cannot
+ * fail, so that a 304 may be answered without evaluating. The context has passed validation, and
+ * evaluation reads a context value it cannot parse as no match; what fails is a listed key that does
+ * not exist (FLAG_NOT_FOUND), and stored data the API never writes (see mayFailEvaluation).
+ */
+function evaluatesWithoutFailure(snapshot: NamespaceSnapshot, keys: readonly string[] | undefined): boolean {
+  if (mayFailEvaluation(snapshot)) return false;
+  if (keys === undefined) return true;
+  const flags = snapshot.flags;
+  for (let i = 0; i < keys.length; i++) {
+    if (!flags.has(keys[i] as string)) return false;
+  }
+  return true;
+}
+
+/** mayFailEvaluation's answer per snapshot: snapshots are immutable, and dropped with their revision. */
+const mayFailBySnapshot = new WeakMap<NamespaceSnapshot, boolean>();
+
+/**
+ * Whether the snapshot holds a flag of unknown type, or a rule or segment rollout on a constraint of
+ * unknown type: evaluating such a flag fails (400, as in Flipt) — for a constraint, depending on the
+ * entity and context (whether its rule is reached) — so a request on such a snapshot is evaluated
+ * before it is answered 304. Only written by an older or foreign writer of the database; the API
+ * rejects both. Worked out once per snapshot.
+ */
+function mayFailEvaluation(snapshot: NamespaceSnapshot): boolean {
+  let mayFail = mayFailBySnapshot.get(snapshot);
+  if (mayFail === undefined) {
+    mayFail = snapshot.flagList.some(flagMayFail);
+    mayFailBySnapshot.set(snapshot, mayFail);
+  }
+  return mayFail;
+}
+
+function flagMayFail(flag: CompiledFlag): boolean {
+  switch (flag.type) {
+    case 'VARIANT_FLAG_TYPE':
+      return flag.rules.some((rule) => rule.hasUnknownConstraintType);
+    case 'BOOLEAN_FLAG_TYPE':
+      return flag.rollouts.some((rollout) => rollout.kind === 'segment' && rollout.hasUnknownConstraintType);
+    default:
+      return true;
+  }
 }
 
 /** Our own routes, to tell an unknown path (404) from a known path with another method (501). */
@@ -321,11 +370,14 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
             setRevision(reply, snapshot);
             // A random entity may be bucketed differently by the next request (threshold rollouts,
             // distributions), so without targetingKey no ETag can stand for the answer: none, no 304.
+            let etag: string | undefined;
+            let notModified = false;
             if (targetingKey !== undefined) {
-              const etag = bulkEtag(namespaceKey, snapshot.revision, context);
-              reply.header('etag', etag);
-              if (matchesIfNoneMatch(request, etag)) {
-                sendNotModified(reply);
+              etag = bulkEtag(namespaceKey, snapshot.revision, context);
+              notModified = matchesIfNoneMatch(request, etag);
+              // A 304 stands for a 200: only when evaluating cannot fail is it answered unevaluated.
+              if (notModified && evaluatesWithoutFailure(snapshot, keys)) {
+                sendNotModified(reply, etag);
                 return;
               }
             }
@@ -344,6 +396,15 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
                   flags.push(evaluateBulkOne(evaluator, flag.key, flag));
                 }
               }
+            }
+            // The ETag only once evaluation has succeeded: a failure above throws, and is answered
+            // without one (sendOfrepError).
+            if (etag !== undefined) {
+              if (notModified) {
+                sendNotModified(reply, etag);
+                return;
+              }
+              reply.header('etag', etag);
             }
             sendJsonText(reply, ofrepBulkJson(flags));
           };
