@@ -181,52 +181,6 @@ function sendNotModified(reply: FastifyReply, etag: string): void {
   reply.header('etag', etag).code(304).send();
 }
 
-/**
- * Whether evaluating the snapshot's flags for a bulk request (those listed in `keys`, else all) cannot
- * fail, so that a 304 may be answered without evaluating. The context has passed validation, and
- * evaluation reads a context value it cannot parse as no match; what fails is a listed key that does
- * not exist (FLAG_NOT_FOUND), and stored data the API never writes (see mayFailEvaluation).
- */
-function evaluatesWithoutFailure(snapshot: NamespaceSnapshot, keys: readonly string[] | undefined): boolean {
-  if (mayFailEvaluation(snapshot)) return false;
-  if (keys === undefined) return true;
-  const flags = snapshot.flags;
-  for (let i = 0; i < keys.length; i++) {
-    if (!flags.has(keys[i] as string)) return false;
-  }
-  return true;
-}
-
-/** mayFailEvaluation's answer per snapshot: snapshots are immutable, and dropped with their revision. */
-const mayFailBySnapshot = new WeakMap<NamespaceSnapshot, boolean>();
-
-/**
- * Whether the snapshot holds a flag of unknown type, or a rule or segment rollout on a constraint of
- * unknown type: evaluating such a flag fails (400, as in Flipt) — for a constraint, depending on the
- * entity and context (whether its rule is reached) — so a request on such a snapshot is evaluated
- * before it is answered 304. Only written by an older or foreign writer of the database; the API
- * rejects both. Worked out once per snapshot.
- */
-function mayFailEvaluation(snapshot: NamespaceSnapshot): boolean {
-  let mayFail = mayFailBySnapshot.get(snapshot);
-  if (mayFail === undefined) {
-    mayFail = snapshot.flagList.some(flagMayFail);
-    mayFailBySnapshot.set(snapshot, mayFail);
-  }
-  return mayFail;
-}
-
-function flagMayFail(flag: CompiledFlag): boolean {
-  switch (flag.type) {
-    case 'VARIANT_FLAG_TYPE':
-      return flag.rules.some((rule) => rule.hasUnknownConstraintType);
-    case 'BOOLEAN_FLAG_TYPE':
-      return flag.rollouts.some((rollout) => rollout.kind === 'segment' && rollout.hasUnknownConstraintType);
-    default:
-      return true;
-  }
-}
-
 /** Our own routes, to tell an unknown path (404) from a known path with another method (501). */
 const KNOWN_PATHS: readonly { method: string; pattern: RegExp }[] = [
   { method: 'GET', pattern: /^\/ofrep\/v1\/configuration\/?$/ },
@@ -368,19 +322,6 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
 
           const answer = (snapshot: NamespaceSnapshot): void => {
             setRevision(reply, snapshot);
-            // A random entity may be bucketed differently by the next request (threshold rollouts,
-            // distributions), so without targetingKey no ETag can stand for the answer: none, no 304.
-            let etag: string | undefined;
-            let notModified = false;
-            if (targetingKey !== undefined) {
-              etag = bulkEtag(namespaceKey, snapshot.revision, context);
-              notModified = matchesIfNoneMatch(request, etag);
-              // A 304 stands for a 200: only when evaluating cannot fail is it answered unevaluated.
-              if (notModified && evaluatesWithoutFailure(snapshot, keys)) {
-                sendNotModified(reply, etag);
-                return;
-              }
-            }
             // One evaluator for the whole request: each segment is evaluated once, not once per flag.
             const evaluator = evaluation.entityEvaluator(snapshot, entityId, context as EvaluationContext);
             const flags: Buffer[] = [];
@@ -397,10 +338,13 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
                 }
               }
             }
-            // The ETag only once evaluation has succeeded: a failure above throws, and is answered
-            // without one (sendOfrepError).
-            if (etag !== undefined) {
-              if (notModified) {
+            // The ETag, and a 304, only once evaluation has succeeded: a failure above throws and is
+            // answered without one (sendOfrepError), so a 304 never stands for an error. A random
+            // entity may be bucketed differently by the next request, so without targetingKey no ETag
+            // can stand for the answer: none, and no 304.
+            if (targetingKey !== undefined) {
+              const etag = bulkEtag(namespaceKey, snapshot.revision, context);
+              if (matchesIfNoneMatch(request, etag)) {
                 sendNotModified(reply, etag);
                 return;
               }
