@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bulkEtag } from '../../src/api/http/routes/ofrep.js';
 import { call, startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
 import { Seeder, seedRichNamespace } from './evaluation-seed.js';
@@ -215,6 +216,95 @@ describeEachBackend('OFREP (/ofrep/v1)', (backend) => {
       expect(afterWrite.headers.etag).not.toBe(etag);
       expect(afterWrite.body.flags.find((f: { key: string }) => f.key === 'kill-switch').value).toBe(false);
       await call(t.app, 'PUT', '/api/v1/namespaces/default/flags/kill-switch', { name: 'kill-switch', enabled: true });
+    });
+
+    it('a 304 has no body and no Content-Type or Content-Length', async () => {
+      const body = { context: { targetingKey: 'u1' } };
+      const etag = (await ofrep('', body)).headers.etag as string;
+      const res = await ofrep('', body, { 'if-none-match': etag });
+      expect(res.status).toBe(304);
+      expect(res.body).toBeUndefined();
+      expect(res.headers['content-length'] ?? '0').toBe('0');
+      expect(res.headers['content-type']).toBeUndefined();
+      expect(res.headers.etag).toBe(etag);
+    });
+
+    it('without targetingKey (a random entity): no ETag, and If-None-Match never answers 304', async () => {
+      const body = { context: { plan: 'free' } };
+      const first = await ofrep('', body);
+      expect(first.status).toBe(200);
+      expect(first.headers.etag).toBeUndefined();
+      // The tag the same context would have with an entity, and `*`: the answer may differ from any
+      // earlier one (new-ui's threshold rollout buckets each random entity), so neither is a 304.
+      const tag = bulkEtag('default', first.headers['x-vexil-revision'] as string, body.context);
+      for (const ifNoneMatch of ['*', tag]) {
+        const res = await ofrep('', body, { 'if-none-match': ifNoneMatch });
+        expect({ ifNoneMatch, status: res.status, etag: res.headers.etag }).toEqual({
+          ifNoneMatch,
+          status: 200,
+          etag: undefined,
+        });
+      }
+      // targetingKey "" is present: the entity is "", and the answer has its ETag.
+      expect((await ofrep('', { context: { targetingKey: '' } })).headers.etag).toMatch(/^"[0-9a-f]+"$/);
+    });
+
+    it('errors carry no ETag, and If-None-Match never turns them into a 304', async () => {
+      const listed = { context: { targetingKey: 'u1', flags: ['new-ui', 'nope'] } };
+      const notFound = { key: 'nope', errorCode: 'FLAG_NOT_FOUND', errorDetails: 'flag was not found nope' };
+      const plain = await ofrep('', listed);
+      expect({ status: plain.status, body: plain.body, etag: plain.headers.etag }).toEqual({
+        status: 404,
+        body: notFound,
+        etag: undefined,
+      });
+      // The tag this request would have if it were answered (`flags` joined, as constraints see it).
+      const revision = (await ofrep('', { context: { targetingKey: 'u1' } })).headers['x-vexil-revision'] as string;
+      const tag = bulkEtag('default', revision, { targetingKey: 'u1', flags: 'new-ui,nope' });
+      for (const ifNoneMatch of ['*', tag, `W/${tag}`]) {
+        const res = await ofrep('', listed, { 'if-none-match': ifNoneMatch });
+        expect({ ifNoneMatch, status: res.status, body: res.body, etag: res.headers.etag }).toEqual({
+          ifNoneMatch,
+          status: 404,
+          body: notFound,
+          etag: undefined,
+        });
+      }
+      const invalid = await ofrep('', { context: { targetingKey: 'u1', n: 1 } }, { 'if-none-match': '*' });
+      expect({ status: invalid.status, etag: invalid.headers.etag }).toEqual({ status: 400, etag: undefined });
+    });
+
+    it('If-None-Match: * does not hide a failure of evaluation itself (stored data of unknown type)', async () => {
+      // The API never stores a constraint of unknown type; an older or foreign writer of the database
+      // may. Evaluating a rollout on such a segment fails the request (Flipt: 400 unknown constraint type).
+      const http = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) =>
+        call(t.app, method, url, body);
+      const odd = new Seeder(http, 'odd');
+      await odd.namespaceExists();
+      await odd.segment({
+        key: 'legacy',
+        constraints: [{ type: 'STRING_COMPARISON_TYPE', property: 'plan', operator: 'eq', value: 'pro' }],
+      });
+      await odd.booleanFlag({ key: 'gate', rollouts: [{ segment: { segments: ['legacy'], value: true } }] });
+      // Before anything evaluates the namespace, so its first snapshot holds the unknown type.
+      await t.app.db.kysely.updateTable('constraints').set({ type: 99 }).where('namespace_key', '=', 'odd').execute();
+
+      const headers = { 'x-service-namespace': 'odd' };
+      const failed = { errorCode: 'INVALID_CONTEXT', errorDetails: 'unknown constraint type', key: 'gate' };
+      for (const body of [{ context: { targetingKey: 'u1' } }, { context: { targetingKey: 'u1', flags: 'gate' } }]) {
+        const plain = await ofrep('', body, headers);
+        expect({ status: plain.status, body: plain.body, etag: plain.headers.etag }).toEqual({
+          status: 400,
+          body: failed,
+          etag: undefined,
+        });
+        const res = await ofrep('', body, { ...headers, 'if-none-match': '*' });
+        expect({ status: res.status, body: res.body, etag: res.headers.etag }).toEqual({
+          status: 400,
+          body: failed,
+          etag: undefined,
+        });
+      }
     });
   });
 

@@ -2,8 +2,10 @@
 // GET /ofrep/v1/configuration. The namespace comes from X-Service-Namespace (interface.md) or
 // X-Flipt-Namespace (Flipt), default `default`; the entity is context.targetingKey, or a random id.
 //
-// Beyond Flipt: the bulk answer carries an ETag computed from the namespace, its revision and the
-// canonical request context, and If-None-Match with it answers 304 — so a 304 is never stale.
+// Beyond Flipt: with a targetingKey, the bulk answer carries an ETag computed from the namespace, its
+// revision and the canonical request context, and If-None-Match with it answers 304 — so a 304 is
+// never stale. Without one the entity is random, and so may the answer be: no ETag, no 304. An error
+// carries no ETag, and is never turned into a 304.
 //
 // These routes live in their own Fastify scope: OFREP errors have their own body
 // {"key"?, "errorCode", "errorDetails"} (§6.4), for failures and for unknown routes under /ofrep.
@@ -71,9 +73,12 @@ function namespaceOf(request: FastifyRequest): string {
   return header(request, 'x-service-namespace') ?? header(request, 'x-flipt-namespace') ?? DEFAULT_NAMESPACE;
 }
 
-/** context.targetingKey when present (even ""; null reads as ""), else a random entity (Flipt). */
-function entityOf(context: Readonly<Record<string, unknown>>): string {
-  if (!Object.hasOwn(context, TARGETING_KEY)) return crypto.randomUUID();
+/**
+ * context.targetingKey when present (even ""; null reads as ""), else undefined: the entity is then a
+ * random id (Flipt), so the same request may be answered differently each time.
+ */
+function targetingKeyOf(context: Readonly<Record<string, unknown>>): string | undefined {
+  if (!Object.hasOwn(context, TARGETING_KEY)) return undefined;
   const key = context[TARGETING_KEY];
   return typeof key === 'string' ? key : '';
 }
@@ -82,14 +87,15 @@ const NO_CONTEXT: EvaluationContext = Object.freeze({});
 
 /**
  * The ETag of a bulk answer: a fingerprint of the namespace, its revision and the context in canonical
- * form (keys sorted, each followed by its value; the fingerprint keeps every part apart).
+ * form (keys sorted, each followed by its value; the fingerprint keeps every part apart). Exported for
+ * tests, which need the tag of requests that are answered without one.
  */
-function bulkEtag(
+export function bulkEtag(
   namespaceKey: string,
-  snapshot: NamespaceSnapshot,
+  revision: string,
   context: Readonly<Record<string, string | null>>,
 ): string {
-  const print = new Fingerprint().add(namespaceKey).add(snapshot.revision);
+  const print = new Fingerprint().add(namespaceKey).add(revision);
   const keys = Object.keys(context);
   // Clients usually send the same keys in the same order; sort only when they are not in order.
   for (let i = 1; i < keys.length; i++) {
@@ -161,7 +167,18 @@ export function ofrepError(err: unknown, request: FastifyRequest): { status: num
 function sendOfrepError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const { status, body } = ofrepError(err, request);
   setRequestIdHeader(reply);
+  // An ETag stands for a 200's body: an error must not be kept (nor its tag sent back) in its place.
+  reply.removeHeader('etag');
   return reply.code(status).type('application/json').send(body);
+}
+
+/**
+ * 304 with the ETag and no body, so send() without a payload, as routes/snapshot.ts does; send(null)
+ * would be serialised to `null` with its Content-Type and a Content-Length of 4.
+ */
+function sendNotModified(reply: FastifyReply, etag: string): void {
+  setRequestIdHeader(reply);
+  reply.header('etag', etag).code(304).send();
 }
 
 /** Our own routes, to tell an unknown path (404) from a known path with another method (501). */
@@ -254,7 +271,7 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
           const key = request.params.key;
           if (key === '') throw new OfrepError(400, 'INVALID_CONTEXT', 'flag key was not provided');
           const context = (request.body?.context ?? NO_CONTEXT) as EvaluationContext;
-          const entityId = entityOf(context);
+          const entityId = targetingKeyOf(context) ?? crypto.randomUUID();
           const namespaceKey = namespaceOf(request);
           const answer = (snapshot: NamespaceSnapshot): void => {
             setRevision(reply, snapshot);
@@ -299,18 +316,12 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
               if (trimmed !== '') keys.push(trimmed);
             }
           }
-          const entityId = entityOf(context);
+          const targetingKey = targetingKeyOf(context);
+          const entityId = targetingKey ?? crypto.randomUUID();
           const namespaceKey = namespaceOf(request);
 
           const answer = (snapshot: NamespaceSnapshot): void => {
             setRevision(reply, snapshot);
-            const etag = bulkEtag(namespaceKey, snapshot, context);
-            reply.header('etag', etag);
-            if (matchesIfNoneMatch(request, etag)) {
-              setRequestIdHeader(reply);
-              reply.code(304).send(null);
-              return;
-            }
             // One evaluator for the whole request: each segment is evaluated once, not once per flag.
             const evaluator = evaluation.entityEvaluator(snapshot, entityId, context as EvaluationContext);
             const flags: Buffer[] = [];
@@ -326,6 +337,18 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
                   flags.push(evaluateBulkOne(evaluator, flag.key, flag));
                 }
               }
+            }
+            // The ETag, and a 304, only once evaluation has succeeded: a failure above throws and is
+            // answered without one (sendOfrepError), so a 304 never stands for an error. A random
+            // entity may be bucketed differently by the next request, so without targetingKey no ETag
+            // can stand for the answer: none, and no 304.
+            if (targetingKey !== undefined) {
+              const etag = bulkEtag(namespaceKey, snapshot.revision, context);
+              if (matchesIfNoneMatch(request, etag)) {
+                sendNotModified(reply, etag);
+                return;
+              }
+              reply.header('etag', etag);
             }
             sendJsonText(reply, ofrepBulkJson(flags));
           };
