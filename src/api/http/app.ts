@@ -1,7 +1,9 @@
 // Builds the Fastify application (never listens: main.ts does). Wire conventions shared by every
 // route live here: any Content-Type parsed as JSON, empty bodies as {}, snake_case accepted, one
-// trailing slash ignored, Flipt's error body for every failure, 404/501 for unknown routes and methods.
+// trailing slash ignored, Flipt's error body for every failure, 404/501 for unknown routes and methods,
+// and Flipt's Go server's limit of 1 MiB of request line and headers.
 
+import type { Duplex } from 'node:stream';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
@@ -68,6 +70,27 @@ export type HttpApp = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
+/**
+ * Request line and headers may take 1 MiB, as Flipt's http.Server allows (MaxHeaderBytes, behavior.md
+ * §0.1); Node's own default is 16 KiB. Node counts the request target and header names and values,
+ * Go the raw bytes plus 4 KiB of slack: the same limit, give or take separators.
+ */
+export const MAX_HEADER_SIZE = 1024 * 1024;
+
+/**
+ * Go's net/http answers a request it cannot read before any handler runs, so neither Flipt's error
+ * body nor Fastify's: headers over the limit get 431 in plain text, other malformed requests 400,
+ * and the connection is closed. A timeout while reading is closed without an answer, as Go does.
+ */
+function answerUnreadableRequest(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  if (err.code !== 'ERR_HTTP_REQUEST_TIMEOUT' && socket.writable) {
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    socket.write(`HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${status}`);
+  }
+  socket.destroy(err);
+}
+
 function parseJsonBody(raw: string): unknown {
   if (raw.trim() === '') return {};
   const body = JSON.parse(raw) as unknown;
@@ -103,6 +126,8 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     logger: false,
     bodyLimit: options.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    http: { maxHeaderSize: MAX_HEADER_SIZE },
+    clientErrorHandler: answerUnreadableRequest,
     // An incoming X-Request-Id is kept when sane (telemetry/http.ts), else a UUID; echoed on every response.
     requestIdHeader: false,
     genReqId: startRequest,
@@ -118,7 +143,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     },
     return503OnClosing: true,
     // An https.Server answers requests exactly as the http.Server the HttpApp type names.
-    ...(options.tls ? { https: options.tls } : {}),
+    ...(options.tls ? { https: { ...options.tls, maxHeaderSize: MAX_HEADER_SIZE } } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpApp;
   const logger: Logger = options.logger === false ? pino({ level: 'silent' }) : options.logger;
   app.decorate('logger', logger);
