@@ -1,7 +1,7 @@
 // Builds the Fastify application (never listens: main.ts does). Wire conventions shared by every
 // route live here: any Content-Type parsed as JSON, empty bodies as {}, snake_case accepted, one
 // trailing slash ignored, Flipt's error body for every failure, 404/501 for unknown routes and methods,
-// and Flipt's Go server's limit of 1 MiB of request line and headers.
+// and the limits of Flipt's Go server: 1 MiB of request line and headers, no other.
 
 import type { Duplex } from 'node:stream';
 import swagger from '@fastify/swagger';
@@ -15,11 +15,12 @@ import Fastify, {
 } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { GrpcCode } from '../../domain/errors.js';
-import { type HttpTelemetry, installHttpTelemetry, startRequest } from '../../telemetry/http.js';
+import { type HttpTelemetry, installHttpTelemetry, setRequestIdHeader, startRequest } from '../../telemetry/http.js';
 import { Metrics } from '../../telemetry/metrics.js';
 import { Tracing } from '../../telemetry/tracing.js';
 import { sendError, sendErrorBody } from './error-handler.js';
 import { addRouteHook } from './route-hooks.js';
+import { ofrepError } from './routes/ofrep.js';
 import { camelizeKeys, indentJson, wantsPretty } from './wire.js';
 
 declare module 'fastify' {
@@ -91,6 +92,22 @@ function answerUnreadableRequest(err: Error & { code?: string }, socket: Duplex)
   socket.destroy(err);
 }
 
+/**
+ * What Fastify's router rejects before any route (a malformed percent-escape in the path, above all)
+ * answers in the API's error body: OFREP's under /ofrep, Flipt's elsewhere.
+ */
+function answerFrameworkError(err: Error, request: FastifyRequest, reply: FastifyReply): void {
+  request.server.observeUnmatchedRequest(request, reply);
+  const path = request.url.split('?')[0] ?? '/';
+  if (path === '/ofrep' || path.startsWith('/ofrep/')) {
+    const { status, body } = ofrepError(err, request);
+    setRequestIdHeader(reply);
+    reply.code(status).type('application/json').send(body);
+    return;
+  }
+  sendError(request, reply, err);
+}
+
 function parseJsonBody(raw: string): unknown {
   if (raw.trim() === '') return {};
   const body = JSON.parse(raw) as unknown;
@@ -125,9 +142,12 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     // every request would pay for a child logger and 'finish' listeners (ADR 0007).
     logger: false,
     bodyLimit: options.bodyLimit,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    // A path parameter is bounded by the header limit alone, as in Flipt (the request line counts
+    // towards it): a longer key reaches its route and gets the route's own answer (404, …).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_HEADER_SIZE },
     http: { maxHeaderSize: MAX_HEADER_SIZE },
     clientErrorHandler: answerUnreadableRequest,
+    frameworkErrors: answerFrameworkError,
     // An incoming X-Request-Id is kept when sane (telemetry/http.ts), else a UUID; echoed on every response.
     requestIdHeader: false,
     genReqId: startRequest,
