@@ -1,7 +1,7 @@
 // Builds the Fastify application (never listens: main.ts does). Wire conventions shared by every
 // route live here: any Content-Type parsed as JSON, empty bodies as {}, snake_case accepted, one
-// trailing slash ignored, Flipt's error body for every failure, 404/501 for unknown routes and methods,
-// and the limits of Flipt's Go server: 1 MiB of request line and headers, no other.
+// trailing slash ignored, Flipt's error body for every failure, 404/501 for unknown routes and methods
+// (HEAD included), and the limits of Flipt's Go server: 1 MiB of request line and headers, no other.
 
 import type { Duplex } from 'node:stream';
 import swagger from '@fastify/swagger';
@@ -148,6 +148,9 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     http: { maxHeaderSize: MAX_HEADER_SIZE },
     clientErrorHandler: answerUnreadableRequest,
     frameworkErrors: answerFrameworkError,
+    // grpc-gateway answers HEAD like any method a route does not have (501); the few routes where
+    // HEAD is expected (/health, /metrics, the dashboard) ask for it themselves.
+    exposeHeadRoutes: false,
     // An incoming X-Request-Id is kept when sane (telemetry/http.ts), else a UUID; echoed on every response.
     requestIdHeader: false,
     genReqId: startRequest,
