@@ -91,6 +91,18 @@ describe('dashboard serving', () => {
     expect(head.headers['content-type']).toMatch(/^text\/html/);
   });
 
+  it('answers HEAD for the page and the assets, and 501 for it on API routes', async () => {
+    for (const url of ['/', '/index.html', '/assets/app-abc123.js']) {
+      const res = await app.inject({ method: 'HEAD', url });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body, url).toBe('');
+      expect(res.headers['content-security-policy'], url).toBeDefined();
+    }
+    expect((await app.inject({ method: 'HEAD', url: '/' })).headers['content-type']).toMatch(/^text\/html/);
+    const api = await app.inject({ method: 'HEAD', url: '/api/v1/namespaces' });
+    expect(api.statusCode).toBe(501);
+  });
+
   it("keeps Flipt's JSON 404 for unknown paths under the API prefixes", async () => {
     const apiPaths = [
       '/api/v1/nope',

@@ -20,10 +20,17 @@ const suite = opensslMissing ? describe.skip : describe;
 const sqlite = testBackends().find((b) => b.name === 'sqlite') ?? { name: 'sqlite' as const };
 
 /** GET or POST over HTTPS trusting `ca`; resolves with status and body. */
-function httpsCall(port: number, ca: Buffer, method: string, path: string, body?: unknown) {
+function httpsCall(
+  port: number,
+  ca: Buffer,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, method, path, ca, headers: { 'content-type': 'application/json' } },
+      { host: '127.0.0.1', port, method, path, ca, headers: { 'content-type': 'application/json', ...headers } },
       (res) => {
         let text = '';
         res.on('data', (chunk) => {
@@ -91,6 +98,14 @@ suite(`server.protocol https${opensslMissing ? ' (skipped: openssl is not instal
     await expect(fetch(`http://127.0.0.1:${ports.httpPort}/health`)).rejects.toThrow();
     // A client that does not trust the certificate is refused by its own TLS check.
     await expect(fetch(`https://127.0.0.1:${ports.httpPort}/health`)).rejects.toThrow();
+  });
+
+  it('accepts a 20 KB header over TLS too (Node alone stops at 16 KiB)', async () => {
+    const headers = { 'x-flipt-namespace': 'n'.repeat(20_000) };
+    expect(await httpsCall(ports.httpPort, ca, 'POST', '/ofrep/v1/evaluate/flags', {}, headers)).toEqual({
+      status: 200,
+      body: '{"flags":[]}',
+    });
   });
 
   it('serves gRPC over TLS, and refuses a plaintext client', async () => {

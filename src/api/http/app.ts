@@ -1,7 +1,9 @@
 // Builds the Fastify application (never listens: main.ts does). Wire conventions shared by every
 // route live here: any Content-Type parsed as JSON, empty bodies as {}, snake_case accepted, one
-// trailing slash ignored, Flipt's error body for every failure, 404/501 for unknown routes and methods.
+// trailing slash ignored, Flipt's error body for every failure, 404/501 for unknown routes and methods
+// (HEAD included), and the limits of Flipt's Go server: 1 MiB of request line and headers, no other.
 
+import type { Duplex } from 'node:stream';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
@@ -13,12 +15,13 @@ import Fastify, {
 } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { GrpcCode } from '../../domain/errors.js';
-import { type HttpTelemetry, installHttpTelemetry, startRequest } from '../../telemetry/http.js';
+import { type HttpTelemetry, installHttpTelemetry, setRequestIdHeader, startRequest } from '../../telemetry/http.js';
 import { Metrics } from '../../telemetry/metrics.js';
 import { Tracing } from '../../telemetry/tracing.js';
 import { sendError, sendErrorBody } from './error-handler.js';
 import { addRouteHook } from './route-hooks.js';
-import { camelizeKeys, indentJson, wantsPretty } from './wire.js';
+import { ofrepError } from './routes/ofrep.js';
+import { camelizeKeys, indentJson, wantsPretty, withGoStrings } from './wire.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -68,9 +71,52 @@ export type HttpApp = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
+/**
+ * Request line and headers may take 1 MiB, as Flipt's http.Server allows (MaxHeaderBytes, behavior.md
+ * §0.1); Node's own default is 16 KiB. Node counts the request target and header names and values,
+ * Go the raw bytes plus 4 KiB of slack: the same limit, give or take separators.
+ */
+export const MAX_HEADER_SIZE = 1024 * 1024;
+
+/**
+ * Go's net/http answers a request it cannot read before any handler runs, so neither Flipt's error
+ * body nor Fastify's: headers over the limit get 431 in plain text, other malformed requests 400,
+ * and the connection is closed. A timeout while reading is closed without an answer, as Go does.
+ */
+function answerUnreadableRequest(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  if (err.code !== 'ERR_HTTP_REQUEST_TIMEOUT' && socket.writable) {
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    socket.write(`HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${status}`);
+  }
+  socket.destroy(err);
+}
+
+/**
+ * What Fastify's router rejects before any route (a malformed percent-escape in the path, above all)
+ * answers in the API's error body: OFREP's under /ofrep, Flipt's elsewhere.
+ */
+function answerFrameworkError(err: Error, request: FastifyRequest, reply: FastifyReply): void {
+  request.server.observeUnmatchedRequest(request, reply);
+  const path = request.url.split('?')[0] ?? '/';
+  if (path === '/ofrep' || path.startsWith('/ofrep/')) {
+    const { status, body } = ofrepError(err, request);
+    setRequestIdHeader(reply);
+    reply.code(status).type('application/json').send(body);
+    return;
+  }
+  sendError(request, reply, err);
+}
+
+/** A `\u` escape of a UTF-16 surrogate: only through one can JSON.parse make a lone surrogate. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
 function parseJsonBody(raw: string): unknown {
   if (raw.trim() === '') return {};
-  const body = JSON.parse(raw) as unknown;
+  let body = JSON.parse(raw) as unknown;
+  // Lone surrogates read as U+FFFD (Go). The body is already UTF-8 decoded, so only an escape makes
+  // one: bodies without `\u` pay one scan as fast as the `_` one below, the rest a regex.
+  if (raw.includes('\\u') && SURROGATE_ESCAPE.test(raw)) body = withGoStrings(body);
   return raw.includes('_') ? camelizeKeys(body) : body;
 }
 
@@ -102,7 +148,15 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     // every request would pay for a child logger and 'finish' listeners (ADR 0007).
     logger: false,
     bodyLimit: options.bodyLimit,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    // A path parameter is bounded by the header limit alone, as in Flipt (the request line counts
+    // towards it): a longer key reaches its route and gets the route's own answer (404, …).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_HEADER_SIZE },
+    http: { maxHeaderSize: MAX_HEADER_SIZE },
+    clientErrorHandler: answerUnreadableRequest,
+    frameworkErrors: answerFrameworkError,
+    // grpc-gateway answers HEAD like any method a route does not have (501); the few routes where
+    // HEAD is expected (/health, /metrics, the dashboard) ask for it themselves.
+    exposeHeadRoutes: false,
     // An incoming X-Request-Id is kept when sane (telemetry/http.ts), else a UUID; echoed on every response.
     requestIdHeader: false,
     genReqId: startRequest,
@@ -118,7 +172,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     },
     return503OnClosing: true,
     // An https.Server answers requests exactly as the http.Server the HttpApp type names.
-    ...(options.tls ? { https: options.tls } : {}),
+    ...(options.tls ? { https: { ...options.tls, maxHeaderSize: MAX_HEADER_SIZE } } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpApp;
   const logger: Logger = options.logger === false ? pino({ level: 'silent' }) : options.logger;
   app.decorate('logger', logger);

@@ -1,5 +1,8 @@
 // Helpers for Flipt's JSON conventions (protojson through grpc-gateway): RFC 3339 UTC timestamps,
-// float32 numbers in their shortest form, snake_case and camelCase field names both accepted.
+// float32 numbers in their shortest form, snake_case and camelCase field names both accepted, lone
+// surrogates read as Go reads them.
+
+import { toGoString } from '../../evaluation/go-json.js';
 
 /** RFC 3339 in UTC with a Z suffix. */
 export function timestamp(date: Date): string {
@@ -54,6 +57,28 @@ export function camelizeKeys(value: unknown): unknown {
     }
   }
   return out ?? value;
+}
+
+/**
+ * The parsed JSON value with every lone surrogate of its strings and keys replaced by U+FFFD, as Go's
+ * decoder reads `"\ud800"` in Flipt's requests (JSON.parse keeps it). Rebuilds what it walks, in order;
+ * keys that become equal keep the later value, as in a Go map.
+ */
+export function withGoStrings(value: unknown): unknown {
+  if (typeof value === 'string') return toGoString(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(withGoStrings);
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    // Defined, not assigned: JSON.parse makes `__proto__` an ordinary key, which assigning would not.
+    Object.defineProperty(out, toGoString(key), {
+      value: withGoStrings(v),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
 }
 
 /** Path parameters win over body fields of the same name (grpc-gateway). */

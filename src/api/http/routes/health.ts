@@ -1,4 +1,5 @@
-// GET /health: SERVING while the instance is ready, NOT_SERVING (503) while it starts or stops.
+// GET /health: SERVING while the instance is ready, NOT_SERVING (503) while it starts or stops. HEAD
+// answers too (Flipt: 501): load balancers probe with it.
 
 import Type from 'typebox';
 import type { HttpApp } from '../app.js';
@@ -9,6 +10,7 @@ export async function healthRoutes(app: HttpApp, { health }: RouteDeps): Promise
   app.get(
     '/health',
     {
+      exposeHeadRoute: true,
       schema: {
         tags: ['health'],
         querystring: Type.Object({ service: Type.Optional(Type.String()) }),

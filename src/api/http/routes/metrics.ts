@@ -1,5 +1,6 @@
 // GET /metrics: the app's Prometheus metrics in the text exposition format. Never authenticated (an
-// open route of auth/route-policy.ts); not mounted when `metrics.enabled` is false.
+// open route of auth/route-policy.ts); not mounted when `metrics.enabled` is false. HEAD answers too,
+// as Flipt's Prometheus handler answers every method.
 
 import type { HttpApp } from '../app.js';
 import type { RouteDeps } from './deps.js';
@@ -7,7 +8,7 @@ import type { RouteDeps } from './deps.js';
 export async function metricsRoutes(app: HttpApp, _deps: RouteDeps): Promise<void> {
   const { metrics } = app;
   if (!metrics?.enabled) return;
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/metrics', { exposeHeadRoute: true, schema: { hide: true } }, async (_request, reply) => {
     reply.type(metrics.contentType);
     return metrics.render();
   });

@@ -82,8 +82,10 @@ export async function uiRoutes(app: HttpApp, { config }: RouteDeps, options: UiO
     return reply.type('text/html; charset=utf-8').sendFile('index.html', dist);
   };
 
-  app.get('/', { schema: { hide: true } }, (_request, reply) => sendIndex(reply));
-  app.get('/index.html', { schema: { hide: true } }, (_request, reply) => sendIndex(reply));
+  // HEAD as well, as for the assets and client-side routes (the app does not add it by itself).
+  const page = { exposeHeadRoute: true, schema: { hide: true } };
+  app.get('/', page, (_request, reply) => sendIndex(reply));
+  app.get('/index.html', page, (_request, reply) => sendIndex(reply));
 
   // Client-side routes: a GET that no route matched, outside the API, gets index.html. Answered by
   // the app's not-found handler rather than a catch-all route, so POST /foo stays a 404 and

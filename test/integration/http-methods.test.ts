@@ -1,0 +1,75 @@
+// HEAD as grpc-gateway's ServeMux answers it (behavior.md §0.1): a method the path does not have, so
+// 501 with the API's error body (sent without its body, as for any HEAD); /health and /metrics keep
+// answering it, for load balancers and scrapers. The dashboard's HEAD is in test/e2e/ui-serving.test.ts.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, startTestApp, type TestApp } from '../helpers/app.js';
+
+const sqlite = { name: 'sqlite' as const };
+
+describe('HEAD', () => {
+  let t: TestApp;
+  const head = (url: string) => t.app.http.inject({ method: 'HEAD', url });
+
+  beforeAll(async () => {
+    t = await startTestApp(sqlite, { metrics: { enabled: true } });
+  });
+  afterAll(async () => t?.close());
+
+  it('is 501 on the GET routes of the API, as another method would be', async () => {
+    const getRoutes = [
+      '/api/v1/namespaces',
+      '/api/v1/namespaces/default',
+      '/api/v1/namespaces/default/flags',
+      '/api/v1/namespaces/default/segments',
+      '/auth/v1/method',
+      '/auth/v1/tokens',
+      '/meta/info',
+      '/meta/config',
+      '/internal/v1/evaluation/snapshot/namespace/default',
+      '/openapi.json',
+    ];
+    for (const url of getRoutes) {
+      expect((await call(t.app, 'GET', url)).status, `GET ${url}`).toBe(200);
+      const res = await head(url);
+      expect(res.statusCode, `HEAD ${url}`).toBe(501);
+      expect(res.headers['content-type'], url).toMatch(/^application\/json/);
+      expect(res.body, url).toBe('');
+      // The body HEAD leaves out is the one another method gets.
+      const patch = await call(t.app, 'PATCH', url);
+      expect({ status: patch.status, body: patch.body }, url).toEqual({
+        status: 501,
+        body: { code: 12, message: 'Method Not Allowed', details: [] },
+      });
+    }
+  });
+
+  it('is 501 under /ofrep (OFREP error body) and on POST-only routes', async () => {
+    for (const url of ['/ofrep/v1/configuration', '/ofrep/v1/evaluate/flags', '/evaluate/v1/boolean']) {
+      const res = await head(url);
+      expect(res.statusCode, url).toBe(501);
+      expect(res.headers['content-type'], url).toMatch(/^application\/json/);
+    }
+    const put = await call(t.app, 'PUT', '/ofrep/v1/configuration');
+    expect({ status: put.status, body: put.body }).toEqual({
+      status: 501,
+      body: { errorCode: 'GENERAL', errorDetails: 'Method Not Allowed' },
+    });
+  });
+
+  it('is 404 on unknown API paths', async () => {
+    expect((await head('/api/v1/nope')).statusCode).toBe(404);
+    expect((await head('/ofrep/v2/configuration')).statusCode).toBe(404);
+  });
+
+  it('answers /health and /metrics like GET, without the body', async () => {
+    const health = await head('/health');
+    expect(health.statusCode).toBe(200);
+    expect(health.headers['content-type']).toMatch(/^application\/json/);
+    expect(health.body).toBe('');
+    const metrics = await head('/metrics');
+    expect(metrics.statusCode).toBe(200);
+    expect(metrics.headers['content-type']).toMatch(/^text\/plain/);
+    expect(metrics.body).toBe('');
+  });
+});
