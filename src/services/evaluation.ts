@@ -121,11 +121,12 @@ export interface EvaluationServiceOptions {
 }
 
 /**
- * Milliseconds since `started` (performance.now()), to the microsecond: what every answer reports as
- * requestDurationMillis (the cached-text answers write the same, see evaluation-json.ts millisText).
+ * Whole milliseconds since `started` (performance.now()), rounded: what every answer reports as
+ * requestDurationMillis, an integer in interface.md (the cached-text answers write the same, see
+ * evaluation-json.ts millisText).
  */
 export function millisSince(started: number): number {
-  return Math.round((performance.now() - started) * 1000) / 1000;
+  return Math.round(performance.now() - started);
 }
 
 // The timestamp is the same string for every request that ends within one millisecond: build it

@@ -38,23 +38,11 @@ export function jsonString(value: string): string {
 }
 
 /**
- * A duration in milliseconds as JSON text, to the microsecond: the same text as
- * `String(Math.round(ms * 1000) / 1000)`, written from integers (a double with all its digits costs
- * several times more to format, and the digits below a microsecond are noise).
+ * A duration as JSON text, in whole milliseconds (rounded): interface.md types requestDurationMillis as
+ * an integer. Flipt writes a fractional double, and an integer reads as one in every Flipt client.
  */
 export function millisText(ms: number): string {
-  const micros = Math.round(ms * 1000);
-  if (!(micros >= 0 && micros < Number.MAX_SAFE_INTEGER)) return String(Math.round(ms * 1000) / 1000);
-  const whole = Math.floor(micros / 1000);
-  let fraction = micros - whole * 1000;
-  if (fraction === 0) return String(whole);
-  let digits = 3;
-  while (fraction % 10 === 0) {
-    fraction /= 10;
-    digits--;
-  }
-  const text = String(fraction);
-  return `${whole}.${text.length < digits ? '0'.repeat(digits - text.length) + text : text}`;
+  return String(Math.round(ms));
 }
 
 function segmentKeysJson(keys: readonly string[]): string {

@@ -76,7 +76,7 @@ const VariantFields = {
   variantKey: Type.String(),
   variantAttachment: Type.String(),
   requestId: Type.String(),
-  requestDurationMillis: Type.Number(),
+  requestDurationMillis: Type.Integer(),
   timestamp: Timestamp,
   flagKey: Type.String(),
 };
@@ -85,7 +85,7 @@ const BooleanFields = {
   enabled: Type.Boolean(),
   reason: Reason,
   requestId: Type.String(),
-  requestDurationMillis: Type.Number(),
+  requestDurationMillis: Type.Integer(),
   timestamp: Timestamp,
   flagKey: Type.String(),
   segmentKeys: SegmentKeys,
@@ -115,7 +115,7 @@ const BatchItem = Type.Object({
 export const BatchEvaluationResponseSchema = Type.Object({
   requestId: Type.String(),
   responses: Type.Array(BatchItem),
-  requestDurationMillis: Type.Number(),
+  requestDurationMillis: Type.Integer(),
 });
 
 export const evaluationErrorResponses = {
@@ -157,7 +157,7 @@ export const LegacyEvaluationResponseSchema = Type.Object({
   segmentKey: Type.String(),
   timestamp: Timestamp,
   value: Type.String(),
-  requestDurationMillis: Type.Number(),
+  requestDurationMillis: Type.Integer(),
   attachment: Type.String(),
   reason: Reason,
   namespaceKey: Type.String(),
@@ -167,5 +167,5 @@ export const LegacyEvaluationResponseSchema = Type.Object({
 export const LegacyBatchEvaluationResponseSchema = Type.Object({
   requestId: Type.String(),
   responses: Type.Array(LegacyEvaluationResponseSchema),
-  requestDurationMillis: Type.Number(),
+  requestDurationMillis: Type.Integer(),
 });
