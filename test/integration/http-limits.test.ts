@@ -1,9 +1,11 @@
 // The HTTP server's limits as Flipt's Go server has them (behavior.md §0.1): path parameters have no
 // limit of their own, request line and headers may take 1 MiB, and beyond that the answer is Go's
-// plain-text 431; what Fastify itself rejects (a malformed URL) answers in Flipt's error body.
+// plain-text 431; what Fastify itself rejects (a malformed URL) answers in Flipt's error body; a
+// request that has not arrived within the read timeout (10 s) is hung up on.
 
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REQUEST_TIMEOUT_MS } from '../../src/api/http/app.js';
 import { call, startTestApp, type TestApp } from '../helpers/app.js';
 
 const sqlite = { name: 'sqlite' as const };
@@ -120,6 +122,22 @@ describe('HTTP server limits', () => {
           'Connection: close\r\n\r\n431 Request Header Fields Too Large',
       );
     });
+
+    it('closes a connection whose request headers have not all arrived within 10 s, without an answer', async () => {
+      const socket = connect(port, '127.0.0.1');
+      let received = '';
+      socket.on('data', (chunk) => {
+        received += String(chunk);
+      });
+      const started = performance.now();
+      // Headers that never end: Node's default would wait 60 s for them (requestTimeout 5 minutes).
+      socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      await new Promise((resolve) => socket.on('close', resolve));
+      const waited = performance.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 50);
+      expect(waited).toBeLessThan(REQUEST_TIMEOUT_MS + 5_000);
+      expect(received).toBe('');
+    }, 20_000);
 
     it("answers a request it cannot parse as Go's server does: 400 in plain text", async () => {
       expect(await rawRequest(port, 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header: x')).toBe(
