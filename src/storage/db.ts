@@ -165,6 +165,11 @@ function postgresPool(connectionString: string, options: DbOptions, types?: pg.C
   });
   // An idle client that loses its server must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // Nor one that is checked out: pg-pool listens for a client's 'error' only while it is idle, so a
+  // transaction waiting between two queries (a namespace load giving the event loop a turn, say)
+  // whose server went away emitted an error nobody heard, which ended the process. Its next query
+  // fails instead, and the pool drops the client when it is handed back.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 

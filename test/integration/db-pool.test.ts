@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Db, type DbOptions, openDb } from '../../src/storage/db.js';
 import { createTestDatabase, describeEachBackend, type TestDatabase } from '../helpers/backends.js';
+import { CuttableProxy } from './cache-support.js';
 
 describeEachBackend('database pool settings', (backend) => {
   const server = backend.name === 'sqlite' ? it.skip : it;
@@ -60,5 +61,38 @@ describeEachBackend('database pool settings', (backend) => {
     const first = await connectionId(db, lifetime + 100);
     const second = await connectionId(db);
     expect(second).not.toBe(first);
+  });
+
+  server('losing the server while a transaction waits between queries fails it, and ends nothing else', async () => {
+    // pg-pool listens for a client's 'error' only while it is idle in the pool: a client checked out
+    // (here, a transaction between two queries, as a namespace load is while it gives the event loop
+    // a turn) whose server goes away emitted an error nobody heard, which ended the process.
+    const url = new URL(database.url);
+    const proxy = await CuttableProxy.start(url.hostname, Number(url.port || (backend.name === 'mysql' ? 3306 : 5432)));
+    url.hostname = '127.0.0.1';
+    url.port = String(proxy.port);
+    const uncaught: unknown[] = [];
+    const record = (err: unknown) => uncaught.push(err);
+    process.on('uncaughtException', record);
+    try {
+      const db = openDb({ url: url.toString(), maxOpenConn: 1 });
+      opened.push(db);
+      const transaction = db.kysely.transaction().execute(async (trx) => {
+        await sql`select 1`.execute(trx);
+        proxy.cut();
+        await new Promise((r) => setTimeout(r, 300));
+        await sql`select 1`.execute(trx);
+      });
+      await expect(transaction).rejects.toThrow();
+      await new Promise((r) => setTimeout(r, 100));
+      expect(uncaught).toEqual([]);
+      // The pool replaces the lost connection once the server is back.
+      proxy.restore();
+      expect((await sql<{ one: number }>`select 1 as one`.execute(db.kysely)).rows[0]?.one).toBe(1);
+    } finally {
+      process.off('uncaughtException', record);
+      proxy.restore();
+      await proxy.close();
+    }
   });
 });
