@@ -6,6 +6,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HealthState } from '../../src/api/health-state.js';
 import { buildHttpApp, type HttpApp } from '../../src/api/http/app.js';
@@ -14,6 +15,8 @@ import { uiRoutes } from '../../src/api/http/routes/ui.js';
 import { loadConfig } from '../../src/config/load.js';
 
 const INDEX = '<!doctype html><title>Vexil</title><div id="root"></div>';
+/** A stylesheet worth compressing (the real bundles are tens of KiB). */
+const CSS = '.flag { color: #123456; }\n'.repeat(200);
 const NOT_FOUND = { code: 5, message: 'Not Found', details: [] };
 
 async function appWith(distDir: string, overrides: Record<string, unknown> = {}): Promise<HttpApp> {
@@ -42,6 +45,7 @@ describe('dashboard serving', () => {
     mkdirSync(join(dir, 'assets'));
     writeFileSync(join(dir, 'index.html'), INDEX);
     writeFileSync(join(dir, 'assets', 'app-abc123.js'), 'console.log("vexil")');
+    writeFileSync(join(dir, 'assets', 'app-abc123.css'), CSS);
     app = await appWith(dir);
   });
 
@@ -72,6 +76,25 @@ describe('dashboard serving', () => {
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['content-security-policy']).toBeDefined();
     expect(res.headers['cache-control']).toContain('immutable');
+  });
+
+  it('gzips assets for clients that accept it, keeping their headers (chi Compress in Flipt)', async () => {
+    const res = await app.inject({
+      method: 'GET',
+      url: '/assets/app-abc123.css',
+      headers: { accept: 'text/css,*/*', 'accept-encoding': 'gzip, deflate, br' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/css/);
+    expect(res.headers['content-encoding']).toBe('gzip');
+    expect(res.headers.vary).toMatch(/accept-encoding/i);
+    expect(res.headers['cache-control']).toContain('immutable');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.rawPayload.length).toBeLessThan(CSS.length);
+    expect(gunzipSync(res.rawPayload).toString()).toBe(CSS);
+    const plain = await get(app, '/assets/app-abc123.css', 'text/css,*/*');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toBe(CSS);
   });
 
   it('answers client-side routes with index.html (GET and HEAD)', async () => {

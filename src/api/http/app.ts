@@ -4,6 +4,7 @@
 // (HEAD included), and the limits of Flipt's Go server: 1 MiB of request line and headers, no other.
 
 import type { Duplex } from 'node:stream';
+import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
@@ -49,6 +50,12 @@ declare module 'fastify' {
     sendsJsonText?: boolean;
   }
 }
+
+/**
+ * Answers smaller than this are sent uncompressed (@fastify/compress's default). Flipt's chi Compress
+ * has no threshold; below 1 KiB compression saves little and costs a zlib call per request.
+ */
+export const COMPRESSION_THRESHOLD = 1024;
 
 export type NotFoundFallback = (request: FastifyRequest, reply: FastifyReply) => boolean;
 
@@ -240,6 +247,19 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
 
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => routes.add(route.method, route.url ?? route.path));
+
+  // Flipt's chi Compress (behavior.md §0.1): gzip or deflate at zlib's default level, for compressible
+  // types (JSON, text, JS, CSS, SVG…) when the client sends Accept-Encoding; never br or zstd, which
+  // chi does not offer. Registered before any route, so its onRoute hook adds its hooks to each (the
+  // dashboard's static files included); requests no route matched (the not-found handler) get none.
+  // Below COMPRESSION_THRESHOLD buffered answers go uncompressed. The single-flag evaluation routes
+  // opt out (`compress: false`): their answers are a few hundred bytes, and so they pay nothing for
+  // it (no hooks at all). Request bodies are not decompressed, as in Flipt.
+  await app.register(compress, {
+    encodings: ['gzip', 'deflate'],
+    threshold: COMPRESSION_THRESHOLD,
+    globalDecompression: false,
+  });
 
   await app.register(swagger, {
     openapi: {

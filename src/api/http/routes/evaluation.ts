@@ -112,6 +112,8 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
         response: { 200: BooleanEvaluationResponseSchema, ...evaluationErrorResponses },
       },
       attachValidation: true,
+      // A few hundred bytes, under the compression threshold: no compression hooks (app.ts).
+      compress: false,
       config: { acceptsMissingBody: true, sendsJsonText: true },
     },
     singleFlag(
@@ -132,6 +134,8 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
         response: { 200: VariantEvaluationResponseSchema, ...evaluationErrorResponses },
       },
       attachValidation: true,
+      // A few hundred bytes, under the compression threshold: no compression hooks (app.ts).
+      compress: false,
       config: { acceptsMissingBody: true, sendsJsonText: true },
     },
     singleFlag(

@@ -262,6 +262,8 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
             response: { 200: EvaluatedFlagSchema, ...ofrepErrorResponses },
           },
           attachValidation: true,
+          // A few hundred bytes, under the compression threshold: no compression hooks (app.ts).
+          compress: false,
           config: { acceptsMissingBody: true, sendsJsonText: true },
         },
         (request, reply) => {
