@@ -16,12 +16,12 @@ import Fastify, {
 } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { GrpcCode } from '../../domain/errors.js';
-import { type HttpTelemetry, installHttpTelemetry, setRequestIdHeader, startRequest } from '../../telemetry/http.js';
+import { type HttpTelemetry, installHttpTelemetry, startRequest } from '../../telemetry/http.js';
 import { Metrics } from '../../telemetry/metrics.js';
 import { Tracing } from '../../telemetry/tracing.js';
 import { sendError, sendErrorBody } from './error-handler.js';
 import { addRouteHook } from './route-hooks.js';
-import { ofrepError } from './routes/ofrep.js';
+import { sendOfrepError } from './routes/ofrep.js';
 import { camelizeKeys, indentJson, wantsPretty, withGoStrings } from './wire.js';
 
 declare module 'fastify' {
@@ -117,9 +117,7 @@ function answerFrameworkError(err: Error, request: FastifyRequest, reply: Fastif
   request.server.observeUnmatchedRequest(request, reply);
   const path = request.url.split('?')[0] ?? '/';
   if (path === '/ofrep' || path.startsWith('/ofrep/')) {
-    const { status, body } = ofrepError(err, request);
-    setRequestIdHeader(reply);
-    reply.code(status).type('application/json').send(body);
+    sendOfrepError(request, reply, err);
     return;
   }
   sendError(request, reply, err);

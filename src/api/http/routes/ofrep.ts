@@ -164,12 +164,15 @@ export function ofrepError(err: unknown, request: FastifyRequest): { status: num
   return withKey(500, 'GENERAL', 'internal error');
 }
 
-function sendOfrepError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
+/** Answers `err` in OFREP's error body (for app.ts too: what Fastify's router rejects under /ofrep). */
+export function sendOfrepError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const { status, body } = ofrepError(err, request);
   setRequestIdHeader(reply);
   // An ETag stands for a 200's body: an error must not be kept (nor its tag sent back) in its place.
   reply.removeHeader('etag');
-  return reply.code(status).type('application/json').send(body);
+  // As text: the schema's serializer would write the optional `key` after the required fields, and
+  // Flipt writes it first.
+  return reply.code(status).type('application/json').send(JSON.stringify(body));
 }
 
 /**
