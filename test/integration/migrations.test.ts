@@ -74,28 +74,18 @@ interface ForeignKey {
   columns: string[];
 }
 
-const TABLES = [
-  'namespaces',
-  'flags',
-  'variants',
-  'segments',
-  'constraints',
-  'rules',
-  'rule_segments',
-  'distributions',
-  'rollouts',
-  'rollout_thresholds',
-  'rollout_segments',
-  'rollout_segment_references',
-  'authentications',
-  'operation_lock',
-];
+/** SQLite's own tables (its catalog has no view of foreign keys across tables, only per table). */
+async function sqliteTables(db: Db): Promise<string[]> {
+  const rows = await sql<{ name: string }>`
+    select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(db.kysely);
+  return rows.rows.map((r) => r.name);
+}
 
 /** Every foreign key of the database, read from its catalog: the referencing table and columns in order. */
 async function foreignKeys(db: Db): Promise<ForeignKey[]> {
   if (db.dialect === 'sqlite') {
     const keys: ForeignKey[] = [];
-    for (const table of TABLES) {
+    for (const table of await sqliteTables(db)) {
       const rows = await sql<{ id: number; seq: number; from: string }>`
         select id, seq, "from" from pragma_foreign_key_list(${table}) order by id, seq`.execute(db.kysely);
       const byId = new Map<number, string[]>();
@@ -128,7 +118,7 @@ async function indexedColumns(db: Db): Promise<Map<string, string[][]>> {
   const byTable = new Map<string, string[][]>();
   const add = (table: string, columns: string[]) => byTable.set(table, [...(byTable.get(table) ?? []), columns]);
   if (db.dialect === 'sqlite') {
-    for (const table of TABLES) {
+    for (const table of await sqliteTables(db)) {
       const list = await sql<{ name: string }>`select name from pragma_index_list(${table})`.execute(db.kysely);
       for (const { name } of list.rows) {
         const info = await sql<{ name: string }>`
