@@ -150,9 +150,9 @@ export class RedisSourceStore implements SharedSourceStore {
 
   async get(namespaceKey: string, revision: string): Promise<NamespaceSource | undefined> {
     if (!this.available()) return undefined;
+    const key = this.keys.snapshot(namespaceKey, revision);
     let text: string | null;
     try {
-      const key = this.keys.snapshot(namespaceKey, revision);
       text = await this.wrap('GET', () => this.redis.get(key));
     } catch (err) {
       this.events.failed?.(err);
@@ -169,7 +169,7 @@ export class RedisSourceStore implements SharedSourceStore {
       // Damaged (another version's form has its own key): a miss; the database load overwrites
       // nothing (NX), so drop it for the next instance.
       this.events.miss?.();
-      this.redis.del(this.keys.snapshot(namespaceKey, revision)).catch(() => {});
+      this.redis.del(key).catch(() => {});
       return undefined;
     }
     // A source stored under a revision is that revision's; anything else is not to be trusted.

@@ -89,11 +89,13 @@ export const MAX_HEADER_SIZE = 1024 * 1024;
  * Flipt's ReadTimeout (behavior.md §0.1): a request's headers must have arrived within 10 s of its
  * start (Node's default: 60 s, so slow clients held connections open). Node stops watching once the
  * headers are in, so unlike Go's, this does not bound a body that stalls. Node looks for late
- * requests on a timer, every 30 s by default: once a second keeps the limit close to 10 s. A late
- * request's connection is closed without an answer (answerUnreadableRequest).
+ * requests on a timer, every 30 s by default: once a second (NODE_SERVER_OPTIONS) keeps the limit
+ * close to 10 s. A late request's connection is closed without an answer (answerUnreadableRequest).
  */
 export const REQUEST_TIMEOUT_MS = 10_000;
-const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+
+/** Options of the Node server itself (http or https alike), which Fastify passes to it when it creates it. */
+const NODE_SERVER_OPTIONS = { maxHeaderSize: MAX_HEADER_SIZE, connectionsCheckingInterval: 1_000 };
 
 /**
  * Go's net/http answers a request it cannot read before any handler runs, so neither Flipt's error
@@ -166,7 +168,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     // A path parameter is bounded by the header limit alone, as in Flipt (the request line counts
     // towards it): a longer key reaches its route and gets the route's own answer (404, …).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_HEADER_SIZE },
-    http: { maxHeaderSize: MAX_HEADER_SIZE, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
+    http: NODE_SERVER_OPTIONS,
     requestTimeout: REQUEST_TIMEOUT_MS,
     clientErrorHandler: answerUnreadableRequest,
     frameworkErrors: answerFrameworkError,
@@ -188,15 +190,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     },
     return503OnClosing: true,
     // An https.Server answers requests exactly as the http.Server the HttpApp type names.
-    ...(options.tls
-      ? {
-          https: {
-            ...options.tls,
-            maxHeaderSize: MAX_HEADER_SIZE,
-            connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
-          },
-        }
-      : {}),
+    ...(options.tls ? { https: { ...options.tls, ...NODE_SERVER_OPTIONS } } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpApp;
   const logger: Logger = options.logger === false ? pino({ level: 'silent' }) : options.logger;
   app.decorate('logger', logger);

@@ -168,8 +168,6 @@ export function ofrepError(err: unknown, request: FastifyRequest): { status: num
 export function sendOfrepError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const { status, body } = ofrepError(err, request);
   setRequestIdHeader(reply);
-  // An ETag stands for a 200's body: an error must not be kept (nor its tag sent back) in its place.
-  reply.removeHeader('etag');
   // As text: the schema's serializer would write the optional `key` after the required fields, and
   // Flipt writes it first.
   return reply.code(status).type('application/json').send(JSON.stringify(body));
