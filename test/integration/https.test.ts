@@ -1,7 +1,6 @@
 // server.protocol https (Flipt's): the HTTP API moves to https_port and gRPC runs over TLS, with a
 // certificate made here by the system's openssl; plaintext clients are refused on both ports.
 
-import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -14,8 +13,8 @@ import { loadConfig } from '../../src/config/load.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { testBackends } from '../helpers/backends.js';
 import { grpcHealthCheck } from '../helpers/grpc.js';
+import { opensslMissing, writeSelfSignedCertificate } from '../helpers/tls.js';
 
-const opensslMissing = spawnSync('openssl', ['version']).status !== 0;
 const suite = opensslMissing ? describe.skip : describe;
 const sqlite = testBackends().find((b) => b.name === 'sqlite') ?? { name: 'sqlite' as const };
 
@@ -46,19 +45,12 @@ function httpsCall(
 
 suite(`server.protocol https${opensslMissing ? ' (skipped: openssl is not installed)' : ''}`, () => {
   const dir = mkdtempSync(join(tmpdir(), 'vexil-tls-'));
-  const certFile = join(dir, 'cert.pem');
-  const keyFile = join(dir, 'key.pem');
+  const { certFile, keyFile } = opensslMissing ? { certFile: '', keyFile: '' } : writeSelfSignedCertificate(dir);
   let ca: Buffer;
   let running: TestApp;
   let ports: { httpPort: number; grpcPort: number };
 
   beforeAll(async () => {
-    // A self-signed P-256 certificate for localhost and 127.0.0.1, valid for a day.
-    const args = [
-      ...'req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=localhost'.split(' '),
-      ...['-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', keyFile, '-out', certFile],
-    ];
-    execFileSync('openssl', args, { stdio: 'ignore' });
     ca = readFileSync(certFile);
     running = await startTestApp(sqlite, {
       server: {

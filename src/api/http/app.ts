@@ -1,7 +1,8 @@
 // Builds the Fastify application (never listens: main.ts does). Wire conventions shared by every
 // route live here: any Content-Type parsed as JSON, empty bodies as {}, snake_case accepted, one
 // trailing slash ignored, Flipt's error body for every failure, 404/501 for unknown routes and methods
-// (HEAD included), and the limits of Flipt's Go server: 1 MiB of request line and headers, no other.
+// (HEAD included), and the limits of Flipt's Go server: 1 MiB of request line and headers, 10 s to
+// read a request, 30 s for its answer to be taken (write-timeout.ts), no other.
 
 import type { Duplex } from 'node:stream';
 import compress from '@fastify/compress';
@@ -23,6 +24,7 @@ import { sendError, sendErrorBody } from './error-handler.js';
 import { addRouteHook } from './route-hooks.js';
 import { sendOfrepError } from './routes/ofrep.js';
 import { camelizeKeys, indentJson, wantsPretty, withGoStrings } from './wire.js';
+import { closeStalledWrites, WRITE_TIMEOUT_MS } from './write-timeout.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -68,6 +70,8 @@ export interface HttpAppOptions {
   version: string;
   /** Metrics, tracing and the evaluation log level (default: metrics and tracing off). */
   telemetry?: HttpTelemetry;
+  /** How long an answer's bytes may wait for the client to read them (default: WRITE_TIMEOUT_MS, Flipt's). */
+  writeTimeoutMs?: number;
 }
 
 export type HttpApp = FastifyInstance<
@@ -86,16 +90,24 @@ export type HttpApp = FastifyInstance<
 export const MAX_HEADER_SIZE = 1024 * 1024;
 
 /**
- * Flipt's ReadTimeout (behavior.md §0.1): a request's headers must have arrived within 10 s of its
- * start (Node's default: 60 s, so slow clients held connections open). Node stops watching once the
- * headers are in, so unlike Go's, this does not bound a body that stalls. Node looks for late
- * requests on a timer, every 30 s by default: once a second (NODE_SERVER_OPTIONS) keeps the limit
- * close to 10 s. A late request's connection is closed without an answer (answerUnreadableRequest).
+ * Flipt's ReadTimeout (behavior.md §0.1): a request, headers and body, must have arrived within 10 s
+ * of its start (Node's default: 5 minutes, and 60 s for the headers). Node looks for late requests on
+ * a timer, every 30 s by default: once a second (NODE_SERVER_OPTIONS) keeps the limit close to 10 s.
+ * A late request's connection is closed without an answer (answerUnreadableRequest).
  */
 export const REQUEST_TIMEOUT_MS = 10_000;
 
-/** Options of the Node server itself (http or https alike), which Fastify passes to it when it creates it. */
-const NODE_SERVER_OPTIONS = { maxHeaderSize: MAX_HEADER_SIZE, connectionsCheckingInterval: 1_000 };
+/**
+ * Options of the Node server itself (http or https alike), which Fastify passes to it when it creates
+ * it. The headers' own timeout must be set here too: Fastify sets the request timeout only after Node
+ * has made the server, so the headers' timeout stays at Node's 60 s, and with it above the request
+ * timeout (a state Node's constructor would refuse) Node never times out a body that stalls.
+ */
+const NODE_SERVER_OPTIONS = {
+  maxHeaderSize: MAX_HEADER_SIZE,
+  headersTimeout: REQUEST_TIMEOUT_MS,
+  connectionsCheckingInterval: 1_000,
+};
 
 /**
  * Go's net/http answers a request it cannot read before any handler runs, so neither Flipt's error
@@ -194,6 +206,8 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpApp;
   const logger: Logger = options.logger === false ? pino({ level: 'silent' }) : options.logger;
   app.decorate('logger', logger);
+  const stopWatchingWrites = closeStalledWrites(app.server, options.writeTimeoutMs ?? WRITE_TIMEOUT_MS);
+  app.addHook('onClose', async () => stopWatchingWrites());
 
   // First, so its onRoute hook sees every route and its hooks run before any other.
   installHttpTelemetry(
