@@ -38,7 +38,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSy
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NODE_FLAGS } from '../src/runtime-flags.js';
+import { NODE_ENVIRONMENT, NODE_FLAGS } from '../src/runtime-flags.js';
 import { type LoadResult, type LoadTool, runLoad, wrkAvailable } from './load.js';
 import { BENCH_CONTEXT, seedBenchmark } from './seed.js';
 
@@ -252,6 +252,7 @@ async function main(): Promise<void> {
     const startServer = async (): Promise<ChildProcess> => {
       const child = spawnPinned(pins?.server, process.execPath, [...NODE_FLAGS, ...profiling, ...entry, 'serve'], {
         ...process.env,
+        ...NODE_ENVIRONMENT,
         VEXIL_DB_URL: `file:${join(dir, 'bench.db')}`,
         VEXIL_SERVER_HOST: '127.0.0.1',
         VEXIL_SERVER_HTTP_PORT: String(httpPort),
@@ -354,13 +355,13 @@ async function main(): Promise<void> {
     };
 
     // The ceiling: a bare Fastify server, hit with each scenario's own POST (same path and body), on
-    // the same Node options as Vexil (started without them, it once came out slower than Vexil).
+    // the same Node options and environment as Vexil (started without them, it once came out slower than Vexil).
     const startBare = async (): Promise<void> => {
       const child = spawnPinned(
         pins?.server,
         process.execPath,
         [...NODE_FLAGS, ...profiling, '--import', 'tsx', 'bench/bare-server.ts'],
-        process.env,
+        { ...process.env, ...NODE_ENVIRONMENT },
       );
       bare = child;
       const port = await new Promise<number>((resolve, reject) => {

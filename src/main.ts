@@ -1,7 +1,8 @@
-#!/usr/bin/env -S node --max-semi-space-size=8
-// The `vexil` program. The shebang's Node options: runtime-flags.ts. Before anything else is loaded,
-// the shape of Node's nextTick entries is kept alive (tick-object-shape.ts, ADR 0011): loading the rest
-// of the program is where V8 first collects the old generation, and it must not find that shape unused.
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=8
+// The `vexil` program. The shebang's Node options and environment: runtime-flags.ts. Before anything
+// else is loaded, the shape of Node's nextTick entries is kept alive (tick-object-shape.ts, ADR 0011):
+// loading the rest of the program is where V8 first collects the old generation, and it must not find
+// that shape unused.
 
 import { unsupportedNodeMessage } from './node-version.js';
 import { keepTickObjectShape } from './tick-object-shape.js';
