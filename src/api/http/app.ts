@@ -20,6 +20,7 @@ import { GrpcCode } from '../../domain/errors.js';
 import { type HttpTelemetry, installHttpTelemetry, startRequest } from '../../telemetry/http.js';
 import { Metrics } from '../../telemetry/metrics.js';
 import { Tracing } from '../../telemetry/tracing.js';
+import { COMPRESSION_ENCODINGS, COMPRESSION_THRESHOLD } from './answer-encoding.js';
 import { sendError, sendErrorBody } from './error-handler.js';
 import { addRouteHook } from './route-hooks.js';
 import { sendOfrepError } from './routes/ofrep.js';
@@ -52,12 +53,6 @@ declare module 'fastify' {
     sendsJsonText?: boolean;
   }
 }
-
-/**
- * Answers smaller than this are sent uncompressed (@fastify/compress's default). Flipt's chi Compress
- * has no threshold; below 1 KiB compression saves little and costs a zlib call per request.
- */
-export const COMPRESSION_THRESHOLD = 1024;
 
 export type NotFoundFallback = (request: FastifyRequest, reply: FastifyReply) => boolean;
 
@@ -258,11 +253,11 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   // types (JSON, text, JS, CSS, SVG…) when the client sends Accept-Encoding; never br or zstd, which
   // chi does not offer. Registered before any route, so its onRoute hook adds its hooks to each (the
   // dashboard's static files included); requests no route matched (the not-found handler) get none.
-  // Below COMPRESSION_THRESHOLD buffered answers go uncompressed. The single-flag evaluation routes
-  // opt out (`compress: false`): their answers are a few hundred bytes, and so they pay nothing for
-  // it (no hooks at all). Request bodies are not decompressed, as in Flipt.
+  // Below COMPRESSION_THRESHOLD buffered answers go uncompressed. The evaluation routes opt out
+  // (`compress: false`) and compress their answers themselves (answer-encoding.ts), the same way,
+  // without hooks that every request would pay for. Request bodies are not decompressed, as in Flipt.
   await app.register(compress, {
-    encodings: ['gzip', 'deflate'],
+    encodings: [...COMPRESSION_ENCODINGS],
     threshold: COMPRESSION_THRESHOLD,
     globalDecompression: false,
   });

@@ -15,6 +15,7 @@ import {
   type EvaluationInput,
 } from '../../../services/evaluation.js';
 import { requestArrivedAt, setRequestIdHeader } from '../../../telemetry/http.js';
+import { sendMaybeEncoded } from '../answer-encoding.js';
 import type { HttpApp } from '../app.js';
 import { batchResponseJson, booleanResponseJson, JSON_CONTENT_TYPE, variantResponseJson } from '../evaluation-json.js';
 import {
@@ -61,7 +62,10 @@ export function setRevision(reply: FastifyReply, snapshot: NamespaceSnapshot): v
 export function sendJsonText(reply: FastifyReply, json: string | Buffer): void {
   // These routes have no onRequest hook to set it (telemetry/http.ts).
   setRequestIdHeader(reply);
-  reply.type(JSON_CONTENT_TYPE).send(wantsPretty(reply.request) ? indentJson(json.toString()) : json);
+  const request = reply.request;
+  reply.type(JSON_CONTENT_TYPE);
+  // Compressed here, not by @fastify/compress's hooks, which these routes opt out of (answer-encoding.ts).
+  sendMaybeEncoded(request, reply, wantsPretty(request) ? indentJson(json.toString()) : json);
 }
 
 export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): Promise<void> {
@@ -112,7 +116,7 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
         response: { 200: BooleanEvaluationResponseSchema, ...evaluationErrorResponses },
       },
       attachValidation: true,
-      // A few hundred bytes, under the compression threshold: no compression hooks (app.ts).
+      // Compressed by sendJsonText when worth it, without @fastify/compress's hooks (answer-encoding.ts).
       compress: false,
       config: { acceptsMissingBody: true, sendsJsonText: true },
     },
@@ -134,7 +138,7 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
         response: { 200: VariantEvaluationResponseSchema, ...evaluationErrorResponses },
       },
       attachValidation: true,
-      // A few hundred bytes, under the compression threshold: no compression hooks (app.ts).
+      // Compressed by sendJsonText when worth it, without @fastify/compress's hooks (answer-encoding.ts).
       compress: false,
       config: { acceptsMissingBody: true, sendsJsonText: true },
     },
@@ -155,6 +159,8 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
         response: { 200: BatchEvaluationResponseSchema, ...evaluationErrorResponses },
       },
       attachValidation: true,
+      // Compressed by sendJsonText when worth it, without @fastify/compress's hooks (answer-encoding.ts).
+      compress: false,
       config: { acceptsMissingBody: true, sendsJsonText: true },
     },
     (request, reply) => {

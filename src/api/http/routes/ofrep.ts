@@ -263,7 +263,7 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
             response: { 200: EvaluatedFlagSchema, ...ofrepErrorResponses },
           },
           attachValidation: true,
-          // A few hundred bytes, under the compression threshold: no compression hooks (app.ts).
+          // Compressed by sendJsonText when worth it, without @fastify/compress's hooks (answer-encoding.ts).
           compress: false,
           config: { acceptsMissingBody: true, sendsJsonText: true },
         },
@@ -297,6 +297,8 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
             response: { 200: BulkEvaluationSchema, 304: Type.Null(), ...ofrepErrorResponses },
           },
           attachValidation: true,
+          // Compressed by sendJsonText when worth it, without @fastify/compress's hooks (answer-encoding.ts).
+          compress: false,
           config: { acceptsMissingBody: true, sendsJsonText: true },
         },
         (request, reply) => {
