@@ -131,11 +131,12 @@ function suiteFor(name: string, open: (port: number) => Promise<Socket>, tls?: (
       socket.pause();
       const sent = performance.now();
       socket.write(request('/big'));
-      // Looked at once a second: closed between the limit and the limit plus two looks. The client,
-      // not reading, cannot see it close: the server's end tells.
+      // Looked at once a second: closed between the limit and the limit plus two looks (and a second
+      // more for a busy machine's late timers). The client, not reading, cannot see it close: the
+      // server's end tells.
       const after = await closedWithin(serverSocket, sent, LIMIT_MS + 5_000);
       expect(after).toBeGreaterThanOrEqual(LIMIT_MS);
-      expect(after).toBeLessThan(LIMIT_MS + 2_500);
+      expect(after).toBeLessThan(LIMIT_MS + 3_500);
       // What was on its way still arrives, then the end: far less than the answer.
       expect(await readToEnd(socket)).toBeLessThan(BIG.length / 2);
     }, 15_000);
