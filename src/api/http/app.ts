@@ -48,7 +48,8 @@ declare module 'fastify' {
     acceptsMissingBody?: boolean;
     /**
      * The handler sends JSON text it wrote and indented (for `?pretty`) itself, so the route skips
-     * the onSend hook that indents other routes' answers (the evaluation routes).
+     * the onSend hook that indents other routes' answers, and compresses them itself (answer-encoding.ts),
+     * so the route gets none of @fastify/compress's hooks either (the evaluation routes).
      */
     sendsJsonText?: boolean;
   }
@@ -253,9 +254,13 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   // types (JSON, text, JS, CSS, SVG…) when the client sends Accept-Encoding; never br or zstd, which
   // chi does not offer. Registered before any route, so its onRoute hook adds its hooks to each (the
   // dashboard's static files included); requests no route matched (the not-found handler) get none.
-  // Below COMPRESSION_THRESHOLD buffered answers go uncompressed. The evaluation routes opt out
-  // (`compress: false`) and compress their answers themselves (answer-encoding.ts), the same way,
-  // without hooks that every request would pay for. Request bodies are not decompressed, as in Flipt.
+  // Below COMPRESSION_THRESHOLD buffered answers go uncompressed. Routes that send their own JSON text
+  // (`sendsJsonText`: the evaluation routes) opt out here, before the plugin's onRoute hook sees them,
+  // and compress their answers themselves (answer-encoding.ts), the same way, without hooks that every
+  // request would pay for. Request bodies are not decompressed, as in Flipt.
+  app.addHook('onRoute', (route) => {
+    if (route.config?.sendsJsonText) route.compress = false;
+  });
   await app.register(compress, {
     encodings: [...COMPRESSION_ENCODINGS],
     threshold: COMPRESSION_THRESHOLD,

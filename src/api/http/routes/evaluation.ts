@@ -116,8 +116,6 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
         response: { 200: BooleanEvaluationResponseSchema, ...evaluationErrorResponses },
       },
       attachValidation: true,
-      // Compressed by sendJsonText when worth it, without @fastify/compress's hooks (answer-encoding.ts).
-      compress: false,
       config: { acceptsMissingBody: true, sendsJsonText: true },
     },
     singleFlag(
@@ -138,8 +136,6 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
         response: { 200: VariantEvaluationResponseSchema, ...evaluationErrorResponses },
       },
       attachValidation: true,
-      // Compressed by sendJsonText when worth it, without @fastify/compress's hooks (answer-encoding.ts).
-      compress: false,
       config: { acceptsMissingBody: true, sendsJsonText: true },
     },
     singleFlag(
@@ -159,8 +155,6 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
         response: { 200: BatchEvaluationResponseSchema, ...evaluationErrorResponses },
       },
       attachValidation: true,
-      // Compressed by sendJsonText when worth it, without @fastify/compress's hooks (answer-encoding.ts).
-      compress: false,
       config: { acceptsMissingBody: true, sendsJsonText: true },
     },
     (request, reply) => {

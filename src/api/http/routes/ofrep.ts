@@ -263,8 +263,6 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
             response: { 200: EvaluatedFlagSchema, ...ofrepErrorResponses },
           },
           attachValidation: true,
-          // Compressed by sendJsonText when worth it, without @fastify/compress's hooks (answer-encoding.ts).
-          compress: false,
           config: { acceptsMissingBody: true, sendsJsonText: true },
         },
         (request, reply) => {
@@ -297,8 +295,6 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
             response: { 200: BulkEvaluationSchema, 304: Type.Null(), ...ofrepErrorResponses },
           },
           attachValidation: true,
-          // Compressed by sendJsonText when worth it, without @fastify/compress's hooks (answer-encoding.ts).
-          compress: false,
           config: { acceptsMissingBody: true, sendsJsonText: true },
         },
         (request, reply) => {
