@@ -157,6 +157,28 @@ export interface SeedStateTable {
   applied_at: Timestamp;
 }
 
+/** One recorded write (migration 004); JSON columns are text. See domain/changes.ts for their meaning. */
+export interface ChangesTable {
+  id: ColumnType<number | string, never, never>;
+  created_at: Timestamp;
+  /** Shared by every change of one import or one revert of several objects; null for a single write. */
+  batch: string | null;
+  /** null for changes outside any namespace (tokens). */
+  namespace_key: string | null;
+  resource_type: string;
+  resource_key: string;
+  /** The flag of a variant, rule or rollout; the segment of a constraint; the rule of a distribution. */
+  parent_key: string | null;
+  action: string;
+  /** JSON ChangeActor. */
+  actor: string;
+  /** JSON of the resource before the change (null when created) and after it (null when deleted). */
+  before_state: string | null;
+  after_state: string | null;
+  /** The id of the change this one reverted, if it is a revert. */
+  reverts: ColumnType<number | string | null, number | null, number | null>;
+}
+
 export interface Database {
   namespaces: NamespacesTable;
   flags: FlagsTable;
@@ -173,4 +195,5 @@ export interface Database {
   authentications: AuthenticationsTable;
   operation_lock: OperationLockTable;
   seed_state: SeedStateTable;
+  changes: ChangesTable;
 }

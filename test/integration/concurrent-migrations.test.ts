@@ -20,7 +20,7 @@ import {
 } from '../helpers/backends.js';
 import { ROOT } from '../helpers/process.js';
 
-const ALL_MIGRATIONS = ['001-initial-schema', '002-foreign-key-indexes', '003-seed-state'];
+const ALL_MIGRATIONS = ['001-initial-schema', '002-foreign-key-indexes', '003-seed-state', '004-changes'];
 
 /** Runs `vexil <args>` without blocking the event loop, so several can run at once. */
 function vexil(

@@ -19,7 +19,7 @@ describeEachBackend('migrations', (backend) => {
 
   it('migrates a fresh database and seeds the protected default namespace', async () => {
     const first = await migrateToLatest(db.kysely, db.dialect);
-    expect(first.applied).toEqual(['001-initial-schema', '002-foreign-key-indexes', '003-seed-state']);
+    expect(first.applied).toEqual(['001-initial-schema', '002-foreign-key-indexes', '003-seed-state', '004-changes']);
     const ns = await db.kysely.selectFrom('namespaces').selectAll().execute();
     expect(ns).toHaveLength(1);
     expect(ns[0]?.key).toBe('default');

@@ -115,6 +115,7 @@ describe.skipIf(!postgres)(
         '001-initial-schema',
         '002-foreign-key-indexes',
         '003-seed-state',
+        '004-changes',
       ]);
     });
 

@@ -5,12 +5,14 @@ import type { DialectName } from '../db.js';
 import { initialSchema } from './001-initial-schema.js';
 import { foreignKeyIndexes } from './002-foreign-key-indexes.js';
 import { seedState } from './003-seed-state.js';
+import { changes } from './004-changes.js';
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
     '001-initial-schema': initialSchema(dialect),
     '002-foreign-key-indexes': foreignKeyIndexes(dialect),
     '003-seed-state': seedState(dialect),
+    '004-changes': changes(dialect),
   };
 }
 

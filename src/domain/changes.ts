@@ -1,0 +1,45 @@
+// A recorded change (issue 28): what the history API answers, what revert restores and what the audit
+// sinks deliver. Resource types and actions use Flipt's audit names.
+
+export const CHANGE_RESOURCE_TYPES = [
+  'namespace',
+  'flag',
+  'variant',
+  'segment',
+  'constraint',
+  'rule',
+  'distribution',
+  'rollout',
+  'token',
+] as const;
+export type ChangeResourceType = (typeof CHANGE_RESOURCE_TYPES)[number];
+
+export const CHANGE_ACTIONS = ['created', 'updated', 'deleted'] as const;
+export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
+
+/** Who made a change: Flipt's audit actor fields, plus the token's id when a token made it. */
+export interface ChangeActor {
+  /** `token` for a bearer or cookie token, `none` when authentication is off, `bootstrap` or `cli`. */
+  authentication: string;
+  ip?: string;
+  tokenId?: string;
+  name?: string;
+  email?: string;
+  picture?: string;
+}
+
+export interface Change {
+  id: string;
+  createdAt: string;
+  batch?: string;
+  namespaceKey?: string;
+  resourceType: ChangeResourceType;
+  resourceKey: string;
+  parentKey?: string;
+  action: ChangeAction;
+  actor: ChangeActor;
+  /** The resource as the API shows it, before (absent when created) and after (absent when deleted). */
+  before?: unknown;
+  after?: unknown;
+  reverts?: string;
+}
