@@ -4,13 +4,16 @@
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import type { Logger } from 'pino';
+import { GrpcCallDrain } from '../api/grpc/call-drain.js';
 import { buildGrpcServer, type GrpcServer } from '../api/grpc/server.js';
 import { HealthState } from '../api/health-state.js';
 import { buildHttpApp } from '../api/http/app.js';
 import { installAuthentication } from '../api/http/authentication.js';
+import { HttpDrain } from '../api/http/connection-drain.js';
 import type { HttpApp } from '../api/http/http-app.js';
 import { registerRoutes } from '../api/http/routes/index.js';
 import { installTiers } from '../api/http/tiers.js';
+import { LongLivedStreams } from '../api/long-lived-streams.js';
 import type { TokenCleanupJob } from '../auth/cleanup.js';
 import { onAuthTokenCleanup } from '../auth/cleanup.js';
 import { DEFAULT_MAX_CACHED_TOKENS, TokenCache } from '../auth/token-cache.js';
@@ -30,6 +33,7 @@ import { grpcTelemetryInterceptor, routeGrpcLogs } from '../telemetry/grpc.js';
 import { createLogger } from '../telemetry/logger.js';
 import { createMetrics, type Metrics } from '../telemetry/metrics.js';
 import { createTracing, type Tracing } from '../telemetry/tracing.js';
+import { type DrainOutcome, drainTransports } from './drain.js';
 import { applySeed } from './seed.js';
 import { bootstrapTokenAuthentication, createTokenCleanup } from './token-authentication.js';
 
@@ -49,10 +53,15 @@ export interface App {
   snapshots: SnapshotCache;
   /** The Redis tier and cluster-wide invalidation (cache.enabled with backend redis), else undefined. */
   redisCache: RedisCache | undefined;
+  /** Open server-sent event streams and gRPC server streams: a drain ends them first. */
+  streams: LongLivedStreams;
   /** Starts both listeners; resolves with the bound ports. */
   listen(): Promise<{ httpPort: number; grpcPort: number }>;
-  /** Stops accepting, drains in-flight requests, closes the database. */
-  close(): Promise<void>;
+  /**
+   * Drains (drain.ts): ends long-lived streams, stops accepting, lets requests in flight finish within
+   * server.shutdown_timeout and cuts the rest; then closes Redis and the database. Says what was cut.
+   */
+  close(): Promise<DrainOutcome>;
 }
 
 export interface BuildOptions {
@@ -181,6 +190,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await redisCache.ready(2000);
   }
   const health = new HealthState();
+  const streams = new LongLivedStreams();
   const http = await buildHttpApp({
     bodyLimit: config.server.body_limit,
     tls,
@@ -192,11 +202,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   installAuthentication(http, { config, auth: services.auth });
   // Before any route: read tier / read-only refusals and the X-Vexil-Revision header of management routes.
   installTiers(http, { config, revisionOf: (namespaceKey) => readRevisionTag(db.kysely, namespaceKey) });
-  await registerRoutes(http, { config, services, health });
+  const httpDrain = new HttpDrain(http.server);
+  await registerRoutes(http, { config, services, health, streams });
   await http.ready();
   routeGrpcLogs(logger, config.log.grpc_level);
+  const grpcCalls = new GrpcCallDrain();
   const grpc = buildGrpcServer(health, {
-    interceptors: [grpcTelemetryInterceptor({ metrics, tracing, logger })],
+    interceptors: [grpcTelemetryInterceptor({ metrics, tracing, logger }), grpcCalls.interceptor],
     connMaxIdleMs: ms(config.server.grpc_conn_max_idle_time),
     connMaxAgeMs: ms(config.server.grpc_conn_max_age),
     connMaxAgeGraceMs: ms(config.server.grpc_conn_max_age_grace),
@@ -204,6 +216,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     flipt: {
       config,
       services,
+      streams,
       auth: services.auth,
       revisionOf: (namespaceKey) => readRevisionTag(db.kysely, namespaceKey),
     },
@@ -213,7 +226,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   health.set('SERVING');
 
-  let closed = false;
+  let closing: Promise<DrainOutcome> | undefined;
   return {
     config,
     db,
@@ -226,6 +239,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     tracing,
     snapshots,
     redisCache,
+    streams,
     async listen() {
       // As in Flipt, https replaces http: the API, OFREP, health and dashboard move to https_port.
       const port = tls ? config.server.https_port : config.server.http_port;
@@ -237,17 +251,31 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       revisionPoller.start();
       return { httpPort, grpcPort };
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      health.set('NOT_SERVING');
-      revisionPoller.stop();
-      await Promise.allSettled([http.close(), grpc.close(), tokenCleanup?.stop()]);
-      stopCountingCleanups();
-      await redisCache?.close();
-      await db.close();
-      await tracing.shutdown().catch(() => {});
-      metrics.close();
+    close() {
+      closing ??= (async () => {
+        health.set('NOT_SERVING');
+        revisionPoller.stop();
+        const outcome = await drainTransports(
+          { streams, http: httpDrain, grpcCalls, grpcServer: grpc.server, logger },
+          ms(config.server.shutdown_timeout),
+        );
+        // Every request has been answered or cut, and the gRPC server is shut down (a second tryShutdown
+        // after forceShutdown would never call back): what the requests used can go now.
+        await Promise.allSettled([http.close(), tokenCleanup?.stop()]);
+        stopCountingCleanups();
+        const closed = (async () => {
+          await redisCache?.close();
+          await db.close();
+        })();
+        // A cut request may still hold a database connection (a query waiting for a lock), which the
+        // pool would wait for: the exit closes it instead, and the database rolls its work back.
+        if (outcome.cutHttp + outcome.cutGrpc === 0) await closed;
+        else closed.catch(() => {});
+        await tracing.shutdown().catch(() => {});
+        metrics.close();
+        return outcome;
+      })();
+      return closing;
     },
   };
 }

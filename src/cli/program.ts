@@ -3,6 +3,7 @@
 
 import closeWithGrace from 'close-with-grace';
 import { Command } from 'commander';
+import type { Logger } from 'pino';
 import { buildApp } from '../app/build-app.js';
 import { ConfigError, loadConfig, ms } from '../config/load.js';
 import type { Config } from '../config/schema.js';
@@ -12,6 +13,17 @@ import { migrateToLatest } from '../storage/migrations/index.js';
 import { diagnosticSignals } from './diagnostic-signals.js';
 import { buildDocumentCommands } from './documents.js';
 import { buildTokenCommand } from './token.js';
+
+/** Exit code when the drain reached server.shutdown_timeout and cut requests still in flight. */
+export const EXIT_REQUESTS_CUT = 3;
+
+/** How long closing Redis, the database and the trace exporter may take after the drain. */
+const CLOSE_AFTER_DRAIN_MS = 5_000;
+
+/** close-with-grace's own messages (a second signal, the timeout) as log lines. */
+function closeWithGraceLogger(logger: Logger): Pick<Console, 'error'> {
+  return { error: (message: unknown) => logger.error(message instanceof Error ? { err: message } : String(message)) };
+}
 
 function fail(message: string): never {
   process.stderr.write(`vexil: ${message}\n`);
@@ -44,11 +56,17 @@ async function serve(options: { config?: string }): Promise<void> {
   }
   // A signal Node answers with a diagnostic (a report, a heap snapshot) leaves the server running.
   const skip = diagnosticSignals() as closeWithGrace.Signals[];
-  closeWithGrace({ delay: ms(cfg.server.shutdown_timeout), skip }, async ({ signal, err }) => {
-    if (err) app.logger.error({ err }, 'stopping after an unexpected error');
-    else app.logger.info({ signal }, 'shutting down');
-    await app.close();
-  });
+  // The drain keeps to shutdown_timeout itself (app/drain.ts); this is the bound on closing what is
+  // left after it (Redis, the database, the trace exporter), which then exits 1.
+  closeWithGrace(
+    { delay: ms(cfg.server.shutdown_timeout) + CLOSE_AFTER_DRAIN_MS, skip, logger: closeWithGraceLogger(app.logger) },
+    async ({ signal, err }) => {
+      if (err) app.logger.error({ err }, 'stopping after an unexpected error');
+      else app.logger.info({ signal }, 'shutting down');
+      const { cutHttp, cutGrpc } = await app.close();
+      if (cutHttp + cutGrpc > 0) process.exit(EXIT_REQUESTS_CUT);
+    },
+  );
   try {
     const { httpPort, grpcPort } = await app.listen();
     app.logger.info(

@@ -13,6 +13,7 @@ import { buildHttpApp } from '../../src/api/http/app.js';
 import type { HttpApp } from '../../src/api/http/http-app.js';
 import type { RouteDeps } from '../../src/api/http/routes/deps.js';
 import { uiRoutes } from '../../src/api/http/routes/ui.js';
+import { LongLivedStreams } from '../../src/api/long-lived-streams.js';
 import { loadConfig } from '../../src/config/load.js';
 
 const INDEX = '<!doctype html><title>Vexil</title><div id="root"></div>';
@@ -27,6 +28,7 @@ async function appWith(distDir: string, overrides: Record<string, unknown> = {})
     // The dashboard routes use no service; the API stand-in below answers by itself.
     services: {} as RouteDeps['services'],
     health: new HealthState(),
+    streams: new LongLivedStreams(),
   };
   app.get('/api/v1/namespaces', async () => ({ namespaces: [], nextPageToken: '', totalCount: 0 }));
   await uiRoutes(app, deps, { distDir });

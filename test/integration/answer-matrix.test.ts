@@ -21,6 +21,7 @@ import { buildHttpApp } from '../../src/api/http/app.js';
 import type { HttpApp } from '../../src/api/http/http-app.js';
 import type { RouteDeps } from '../../src/api/http/routes/deps.js';
 import { uiRoutes } from '../../src/api/http/routes/ui.js';
+import { LongLivedStreams } from '../../src/api/long-lived-streams.js';
 import type { App } from '../../src/app/build-app.js';
 import { loadConfig } from '../../src/config/load.js';
 import { type Answer, type AnswerClient, answerWith, type HttpCall, nodeHttpAnswer } from '../helpers/answers.js';
@@ -361,6 +362,7 @@ describe('whole answers: /openapi.json and the dashboard files', () => {
       // The dashboard routes use no service.
       services: {} as RouteDeps['services'],
       health: new HealthState(),
+      streams: new LongLivedStreams(),
     };
     await uiRoutes(dashboard, deps, { distDir: dir });
     await dashboard.listen({ host: '127.0.0.1', port: 0 });

@@ -4,6 +4,7 @@
 import type { GrpcObject, Server, ServiceClientConstructor } from '@grpc/grpc-js';
 import type { Config } from '../../config/schema.js';
 import type { Services } from '../../services/index.js';
+import type { LongLivedStreams } from '../long-lived-streams.js';
 import { authRpcs, publicAuthRpcs, tokenMethodRpcs } from './auth-rpcs.js';
 import { dataRpcs, evaluationRpcs } from './evaluation-rpcs.js';
 import { fliptRpcs } from './flipt-rpcs.js';
@@ -21,6 +22,8 @@ function serviceOf(root: GrpcObject, path: string): ServiceClientConstructor {
 export interface FliptServicesDeps extends RpcDeps {
   config: Config;
   services: Services;
+  /** Register every server-streaming call here: a drain ends it instead of waiting for it. */
+  streams: LongLivedStreams;
 }
 
 /** Every Flipt service with its RPC table, by full service name. */

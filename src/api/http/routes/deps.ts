@@ -3,9 +3,12 @@
 import type { Config } from '../../../config/schema.js';
 import type { Services } from '../../../services/index.js';
 import type { HealthState } from '../../health-state.js';
+import type { LongLivedStreams } from '../../long-lived-streams.js';
 
 export interface RouteDeps {
   config: Config;
   services: Services;
   health: HealthState;
+  /** Register every server-sent event stream here: a drain ends it instead of waiting for it. */
+  streams: LongLivedStreams;
 }

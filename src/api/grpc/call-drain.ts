@@ -1,0 +1,56 @@
+// The gRPC side of a graceful drain. grpc-js's tryShutdown sends every connection GOAWAY and lets the
+// calls in flight finish, but it also waits for streams that never end by themselves (Health/Watch,
+// server streaming), so it cannot tell when the last call has been answered. This counts the calls
+// that answer once (unary and client streaming) from their start to their status or cancellation;
+// calls with a stream of answers are long-lived and not counted (they are ended by the drain).
+
+import { type Server, ServerInterceptingCall, type ServerInterceptor } from '@grpc/grpc-js';
+
+export class GrpcCallDrain {
+  #inFlight = 0;
+  #onIdle: (() => void) | undefined;
+
+  /** Install on the server: counts each call that answers once while it runs. */
+  readonly interceptor: ServerInterceptor = (descriptor, call) => {
+    if (descriptor.responseStream) return new ServerInterceptingCall(call);
+    this.#inFlight++;
+    let done = false;
+    const end = () => {
+      if (done) return;
+      done = true;
+      this.#inFlight--;
+      if (this.#inFlight === 0) {
+        const onIdle = this.#onIdle;
+        this.#onIdle = undefined;
+        onIdle?.();
+      }
+    };
+    return new ServerInterceptingCall(call, {
+      start: (next) => next({ onCancel: end }),
+      sendStatus: (status, next) => {
+        next(status);
+        end();
+      },
+    });
+  };
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /**
+   * Starts the drain of `server`: no new call is taken, every connection gets GOAWAY, calls in flight
+   * go on. Resolves when none is left.
+   */
+  drain(server: Server): Promise<void> {
+    server.tryShutdown(() => {});
+    return new Promise((resolve) => {
+      if (this.#inFlight === 0) return resolve();
+      const previous = this.#onIdle;
+      this.#onIdle = () => {
+        previous?.();
+        resolve();
+      };
+    });
+  }
+}
