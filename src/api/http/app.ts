@@ -24,6 +24,7 @@ import type { HttpApp, NotFoundFallback } from './http-app.js';
 import { sendOfrepError } from './ofrep-errors.js';
 import { type HttpTelemetry, installHttpTelemetry, startRequest } from './request-telemetry.js';
 import { addRouteHook } from './route-hooks.js';
+import { discardTooLargeBodies } from './too-large-bodies.js';
 import { policyOf, recordRouteKinds } from './route-kinds.js';
 import { camelizeKeys, indentJson, wantsPretty, withGoStrings } from './wire.js';
 import { closeStalledWrites, WRITE_TIMEOUT_MS } from './write-timeout.js';
@@ -247,6 +248,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   });
   app.get('/openapi.json', { schema: { hide: true }, config: { kind: 'openapi' } }, async () => app.swagger());
 
+  app.addHook('onError', discardTooLargeBodies());
   app.setErrorHandler((err, request, reply) => sendError(request, reply, err));
   app.decorate('notFoundFallbacks', [] as NotFoundFallback[]);
   app.setNotFoundHandler((request, reply) => {
