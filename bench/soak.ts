@@ -1,0 +1,182 @@
+// `npm run soak`: a long mixed load against the real program, watching its resident memory.
+//
+// Compiles the server with tsc, starts it as production does (the program's Node options and
+// environment: src/runtime/runtime-flags.ts) on SQLite, seeds N flags with rules and rollouts
+// (bench/seed.ts), restarts it, then loads it from a separate process (bench/soak-load.ts: autocannon
+// cycling through boolean, variant, batch, OFREP single and OFREP bulk evaluations, plus a few flag
+// updates a second, each of which drops the namespace's snapshot). Every interval it prints requests/s,
+// p99, errors and the server's RSS; at the end a summary with the peak RSS.
+//
+// Options: --flags N (50) --duration S (120) --connections C (20) --writes W (per second, 4)
+//          --interval S (10) --rss-limit MiB (192: the summary says whether the peak stayed under it)
+//          --node-option OPT (extra Node option for the server, repeatable: to try heap settings)
+
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { NODE_ENVIRONMENT, NODE_FLAGS } from '../src/runtime/runtime-flags.js';
+import { seedBenchmark } from './seed.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+interface Options {
+  flags: number;
+  duration: number;
+  connections: number;
+  writes: number;
+  interval: number;
+  rssLimit: number;
+  nodeOptions: string[];
+}
+
+function parseOptions(argv: string[]): Options {
+  const get = (name: string): string | undefined => {
+    const i = argv.indexOf(`--${name}`);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const int = (name: string, fallback: number, min: number): number => {
+    const raw = get(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, got "${raw}"`);
+    return n;
+  };
+  const nodeOptions = argv.flatMap((a, i) => (a === '--node-option' && argv[i + 1] ? [argv[i + 1] as string] : []));
+  return {
+    flags: int('flags', 50, 2),
+    duration: int('duration', 120, 1),
+    connections: int('connections', 20, 1),
+    writes: int('writes', 4, 0),
+    interval: int('interval', 10, 1),
+    rssLimit: int('rss-limit', 192, 1),
+    nodeOptions,
+  };
+}
+
+function compileServer(outDir: string): string {
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const result = spawnSync(
+    process.execPath,
+    [tsc, '-p', 'tsconfig.build.json', '--outDir', outDir, '--sourceMap', 'false'],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+    },
+  );
+  const main = join(outDir, 'main.js');
+  if (!existsSync(main)) throw new Error(`tsc emitted no ${main}: ${result.stdout}${result.stderr}`);
+  const home = dirname(outDir);
+  writeFileSync(join(home, 'package.json'), JSON.stringify({ type: 'module' }));
+  if (!existsSync(join(home, 'node_modules')))
+    symlinkSync(join(ROOT, 'node_modules'), join(home, 'node_modules'), 'dir');
+  if (!existsSync(join(home, 'proto'))) symlinkSync(join(ROOT, 'proto'), join(home, 'proto'), 'dir');
+  return main;
+}
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.exitCode === null && child.kill('SIGKILL'), 15_000).unref();
+  });
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'vexil-soak-'));
+  const httpPort = await freePort();
+  const baseUrl = `http://127.0.0.1:${httpPort}`;
+  let server: ChildProcess | undefined;
+  let output = '';
+  try {
+    const main = compileServer(join(dir, 'dist'));
+    const start = async (): Promise<ChildProcess> => {
+      const child = spawn(process.execPath, [...NODE_FLAGS, ...options.nodeOptions, main, 'serve'], {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          ...NODE_ENVIRONMENT,
+          VEXIL_DB_URL: `file:${join(dir, 'soak.db')}`,
+          VEXIL_SERVER_HOST: '127.0.0.1',
+          VEXIL_SERVER_HTTP_PORT: String(httpPort),
+          VEXIL_SERVER_GRPC_PORT: String(await freePort()),
+          VEXIL_LOG_LEVEL: 'warn',
+          NODE_ENV: 'production',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout?.on('data', (d) => {
+        output += d;
+      });
+      child.stderr?.on('data', (d) => {
+        output += d;
+      });
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output}`);
+        try {
+          if ((await fetch(`${baseUrl}/health`)).ok) return child;
+        } catch {
+          // not listening yet
+        }
+        if (Date.now() > deadline) throw new Error(`server did not become healthy: ${output}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    server = await start();
+    const seeded = await seedBenchmark(baseUrl, options.flags);
+    await stop(server);
+    server = await start();
+    console.log(
+      `vexil soak: ${options.flags} flags, ${options.connections} connections, ${options.writes} writes/s, ` +
+        `${options.duration} s; server options ${[...NODE_FLAGS, ...options.nodeOptions].join(' ')} ` +
+        `${Object.entries(NODE_ENVIRONMENT)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')}. Throughput is noisy on a shared machine; RSS is the figure that matters.`,
+    );
+    const load = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'soak-load.ts')], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        SOAK: JSON.stringify({
+          baseUrl,
+          pid: server.pid,
+          duration: options.duration,
+          connections: options.connections,
+          writes: options.writes,
+          interval: options.interval,
+          rssLimit: options.rssLimit,
+          booleanFlags: seeded.booleanFlags,
+          variantFlags: seeded.variantFlags,
+        }),
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    const code = await new Promise<number | null>((resolve) => load.on('exit', resolve));
+    if (server.exitCode !== null) throw new Error(`server exited during the soak with ${server.exitCode}: ${output}`);
+    if (code !== 0) process.exitCode = code ?? 1;
+  } finally {
+    await stop(server);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
