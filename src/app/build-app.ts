@@ -245,6 +245,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await Promise.allSettled([http.close(), grpc.close(), tokenCleanup?.stop()]);
       stopCountingCleanups();
       await redisCache?.close();
+      snapshots.close();
       await db.close();
       await tracing.shutdown().catch(() => {});
       metrics.close();
