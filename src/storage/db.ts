@@ -230,8 +230,9 @@ export function openDb(options: DbOptions): Db {
       describe = 'mysql';
       break;
   }
-  // SQLite has no connection to lose; the server databases report a lost one as UnavailableError.
-  if (dialectName !== 'sqlite') dialect = withUnavailableErrors(dialect);
+  // A lost connection becomes UnavailableError, text no database stores a ValidationError (or a lookup
+  // that finds nothing), the same on every database.
+  dialect = withUnavailableErrors(dialect);
   const kysely = new Kysely<Database>({ dialect, plugins, ...(options.log ? { log: options.log } : {}) });
   return { kysely, dialect: dialectName, describe, close: () => kysely.destroy() };
 }

@@ -3,6 +3,7 @@
 // wherever a query runs — writes, management reads, snapshot loads, token lookups — so every transport
 // answers 503 code 14 "database unavailable" during a database restart instead of an internal error.
 // Any other error passes unchanged, so the stores still classify unique and foreign-key violations.
+// Every query also passes the check for text no database stores (unstorable-text.ts).
 
 import type {
   CompiledQuery,
@@ -15,6 +16,7 @@ import type {
 } from 'kysely';
 import { UnavailableError } from '../domain/errors.js';
 import { classifyDriverError } from './errors.js';
+import { storableQuery } from './unstorable-text.js';
 
 /** `err` as UnavailableError when it is a connection-level failure, else `err` itself. */
 export function asUnavailable(err: unknown): unknown {
@@ -41,14 +43,14 @@ function guard(connection: DatabaseConnection): DatabaseConnection {
   guarded.add(connection);
   const executeQuery = connection.executeQuery.bind(connection);
   const streamQuery = connection.streamQuery.bind(connection);
-  connection.executeQuery = <R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> =>
-    executeQuery<R>(compiledQuery).catch(rethrow);
+  connection.executeQuery = async <R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> =>
+    executeQuery<R>(storableQuery(compiledQuery)).catch(rethrow);
   connection.streamQuery = async function* <R>(
     compiledQuery: CompiledQuery,
     chunkSize?: number,
   ): AsyncIterableIterator<QueryResult<R>> {
     try {
-      yield* streamQuery<R>(compiledQuery, chunkSize);
+      yield* streamQuery<R>(storableQuery(compiledQuery), chunkSize);
     } catch (err) {
       rethrow(err);
     }

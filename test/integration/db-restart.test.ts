@@ -77,7 +77,9 @@ class LoadReport {
 }
 
 function describeFailure(err: unknown): string {
-  return err instanceof Error ? `${err.message} ${String((err.cause as Error | undefined)?.message ?? '')}` : String(err);
+  return err instanceof Error
+    ? `${err.message} ${String((err.cause as Error | undefined)?.message ?? '')}`
+    : String(err);
 }
 
 /** Evaluation, write and read loops against `baseUrl` until `running()` turns false. */
@@ -256,7 +258,11 @@ for (const row of ROWS) {
 
       // The evaluation snapshot caught up with the database: the last acknowledged write evaluates.
       const last = report.acknowledged.at(-1) as string;
-      const answer = await ok('POST', `${base}/evaluate/v1/variant`, { namespaceKey: NS, flagKey: last, entityId: 'e' });
+      const answer = await ok('POST', `${base}/evaluate/v1/variant`, {
+        namespaceKey: NS,
+        flagKey: last,
+        entityId: 'e',
+      });
       expect(answer.flagKey).toBe(last);
 
       const metrics = await (await fetch(`${base}/metrics`)).text();
