@@ -23,7 +23,7 @@ interface Node extends OperationNode {
   readonly [key: string]: unknown;
 }
 
-function valueOf(node: unknown): unknown {
+function nodeValue(node: unknown): unknown {
   return (node as Node | undefined)?.kind === 'ValueNode' ? (node as Node).value : undefined;
 }
 
@@ -40,14 +40,14 @@ function storedField(query: Node): string | undefined {
     ...((((query.onConflict as Node | undefined)?.updates as Node[] | undefined) ?? []) as Node[]),
     ...((((query.onDuplicateKey as Node | undefined)?.updates as Node[] | undefined) ?? []) as Node[]),
   ];
-  for (const update of updates) if (isUnstorable(valueOf(update.value))) return fieldOf(update.column);
+  for (const update of updates) if (isUnstorable(nodeValue(update.value))) return fieldOf(update.column);
   if (query.kind !== 'InsertQueryNode') return undefined;
   const columns = (query.columns as Node[] | undefined) ?? [];
   for (const row of ((query.values as Node | undefined)?.values as Node[] | undefined) ?? []) {
     const values = (row.values as unknown[] | undefined) ?? [];
     const primitive = row.kind === 'PrimitiveValueListNode';
     for (let i = 0; i < values.length; i++) {
-      if (isUnstorable(primitive ? values[i] : valueOf(values[i]))) return fieldOf(columns[i]);
+      if (isUnstorable(primitive ? values[i] : nodeValue(values[i]))) return fieldOf(columns[i]);
     }
   }
   return undefined;

@@ -83,7 +83,7 @@ function describeFailure(err: unknown): string {
 }
 
 /** Evaluation, write and read loops against `baseUrl` until `running()` turns false. */
-function startLoad(baseUrl: string, report: LoadReport, running: () => boolean): Promise<void[]> {
+function startLoad(baseUrl: string, report: LoadReport, running: () => boolean): Promise<unknown> {
   const evaluator = async (n: number) => {
     for (let i = 0; running(); i++) {
       const variant = i % 2 === 0;
