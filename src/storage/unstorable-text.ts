@@ -16,7 +16,9 @@ export function isStorableText(value: string): boolean {
 }
 
 function isUnstorable(value: unknown): boolean {
-  return typeof value === 'string' && !isStorableText(value);
+  if (typeof value === 'string') return !isStorableText(value);
+  // PostgreSQL's bulk inserts bind whole columns as arrays (storage/documents.ts).
+  return Array.isArray(value) && value.some((item) => typeof item === 'string' && !isStorableText(item));
 }
 
 interface Node extends OperationNode {
@@ -61,6 +63,10 @@ function lookupValue(value: string): string {
   return (value as string & { toWellFormed(): string }).toWellFormed().replaceAll('\0', '\uFFFF');
 }
 
+function lookupParameter(value: unknown): unknown {
+  return typeof value === 'string' && !isStorableText(value) ? lookupValue(value) : value;
+}
+
 /**
  * `query` as it may run: unchanged when every parameter is storable text (the common case, one pass
  * over the parameters); with lookup values replaced when the unstorable text is only compared with;
@@ -70,8 +76,15 @@ export function storableQuery(query: CompiledQuery): CompiledQuery {
   if (!query.parameters.some(isUnstorable)) return query;
   const field = storedField(query.query as unknown as Node);
   if (field !== undefined) throw new ValidationError(field, UNSTORABLE_REASON);
+  const kind = (query.query as unknown as Node).kind;
+  // A statement that stores, whose value could not be traced to its column (raw SQL): still refused.
+  if (kind === 'InsertQueryNode' || (kind === 'RawNode' && /^\s*insert\b/i.test(query.sql))) {
+    throw new ValidationError('value', UNSTORABLE_REASON);
+  }
   return {
     ...query,
-    parameters: query.parameters.map((value) => (isUnstorable(value) ? lookupValue(value as string) : value)),
+    parameters: query.parameters.map((value) =>
+      Array.isArray(value) ? value.map(lookupParameter) : lookupParameter(value),
+    ),
   };
 }
