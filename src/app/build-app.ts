@@ -265,6 +265,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         stopCountingCleanups();
         const closed = (async () => {
           await redisCache?.close();
+          snapshots.close();
           await db.close();
         })();
         // A cut request may still hold a database connection (a query waiting for a lock), which the

@@ -81,3 +81,74 @@ describe('SnapshotCache compiling a big namespace', () => {
     expect(cache.stats).toEqual({ loads: 2, compiles: 2 });
   });
 });
+
+describe('SnapshotCache while the database is away', () => {
+  /** A loader whose answers the test switches between a source and a connection failure. */
+  function switchableLoader(initial: NamespaceSource) {
+    const state = { source: initial, down: false, loads: 0 };
+    const loader: SnapshotLoader = {
+      load: async () => {
+        state.loads++;
+        if (state.down) throw new Error('connect ECONNREFUSED');
+        return state.source;
+      },
+      revisions: async () => new Map([[state.source.namespaceKey, state.source.revision]]),
+    };
+    return { state, loader };
+  }
+
+  const waitFor = async (check: () => boolean) => {
+    for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(check()).toBe(true);
+  };
+
+  it('answers from the last good snapshot when a reload fails, and reloads it in the background', async () => {
+    const before = sourceWith(2);
+    const { state, loader } = switchableLoader(before);
+    const events: string[] = [];
+    const cache = new SnapshotCache(loader, {
+      stale: (ns) => events.push(`stale ${ns}`),
+      fresh: (ns) => events.push(`fresh ${ns}`),
+      loadFailed: (ns) => events.push(`failed ${ns}`),
+    });
+    const good = await cache.get('big');
+    state.down = true;
+    cache.invalidate('big', 'write');
+    // The write's reload fails: the evaluation still gets the snapshot it had, held again as stale.
+    expect(await cache.get('big')).toBe(good);
+    expect(cache.peek('big')).toBe(good);
+    expect(cache.staleNamespaces()).toEqual(['big']);
+    // Invalidated again during the outage (an announcement from another instance): the same fallback.
+    cache.invalidate('big', 'broadcast');
+    expect(await cache.get('big')).toBe(good);
+    await waitFor(() => state.loads >= 4);
+    expect(cache.peek('big')).toBe(good);
+
+    state.source = { ...sourceWith(3), revision: '1.2' };
+    state.down = false;
+    await waitFor(() => cache.heldRevision('big') === '1.2');
+    expect(cache.peek('big')?.flagList).toHaveLength(3);
+    expect(cache.staleNamespaces()).toEqual([]);
+    expect(events).toEqual(['stale big', 'fresh big']);
+    cache.close();
+  });
+
+  it('fails a load that has no earlier snapshot to fall back on', async () => {
+    const { state, loader } = switchableLoader(sourceWith(1));
+    const failed: string[] = [];
+    const cache = new SnapshotCache(loader, { loadFailed: (ns) => failed.push(ns) });
+    state.down = true;
+    await expect(cache.get('big')).rejects.toThrow('ECONNREFUSED');
+    expect(failed).toEqual(['big']);
+    expect(cache.staleNamespaces()).toEqual([]);
+  });
+
+  it('keeps no fallback for a snapshot evicted as idle', async () => {
+    const { state, loader } = switchableLoader(sourceWith(1));
+    const cache = new SnapshotCache(loader);
+    await cache.get('big');
+    cache.invalidate('big', 'evict');
+    state.down = true;
+    await expect(cache.get('big')).rejects.toThrow('ECONNREFUSED');
+  });
+});

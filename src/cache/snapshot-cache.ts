@@ -3,6 +3,9 @@
 // poller sees that another instance changed the namespace's revision. A load that races a write
 // never installs stale data: each namespace has a generation, bumped on every invalidation, and a
 // load only installs its result if the generation is unchanged.
+// A dropped snapshot is kept aside as the namespace's last good one until its replacement has loaded:
+// when the reload fails (the database is restarting), evaluations go on from it, marked stale, and
+// the namespace is reloaded in the background with backoff until the database answers again.
 
 import { compileSnapshotSteps } from '../evaluation/compile-snapshot.js';
 import type { NamespaceSnapshot } from '../evaluation/snapshot.js';
@@ -28,7 +31,14 @@ export interface SnapshotCacheEvents {
   invalidated?(namespaceKey: string, why: 'write' | 'poll' | 'broadcast' | 'evict'): void;
   /** A snapshot was loaded and compiled in `millis` (both); `exists` is false for an unknown namespace. */
   compiled?(namespaceKey: string, millis: number, exists: boolean): void;
+  /** A load failed and nothing could be served instead: the caller gets the error. */
   loadFailed?(namespaceKey: string, err: unknown): void;
+  /** A reload failed and the namespace's last good snapshot is served instead (once per stale stretch). */
+  stale?(namespaceKey: string, err: unknown): void;
+  /** Every failed reload attempt that fell back to the last good snapshot, retries included. */
+  staleLoad?(namespaceKey: string): void;
+  /** The namespace is no longer served stale: a reload succeeded, or its snapshot was dropped. */
+  fresh?(namespaceKey: string): void;
 }
 
 interface Entry {
@@ -40,7 +50,19 @@ interface Entry {
    * time is measured in sweeps (cache.memory.eviction_interval), far finer than the ttl.
    */
   used: boolean;
+  /** The last good snapshot, held because reloading the namespace failed; a retry is scheduled. */
+  stale: boolean;
 }
+
+/** A namespace's last good snapshot, kept while its replacement loads. */
+interface Fallback {
+  snapshot: NamespaceSnapshot;
+  since: number;
+}
+
+/** Background reloads of stale namespaces back off from the first delay to the last. */
+const RETRY_FIRST_MS = 100;
+const RETRY_MAX_MS = 2000;
 
 /** Counters for tests, benchmarks and metrics: how often the cache had to go to the loader. */
 export interface SnapshotCacheStats {
@@ -73,6 +95,9 @@ export class SnapshotCache {
   /** Held snapshots of namespaces that do not exist, oldest first. */
   readonly #missing = new Set<string>();
   readonly #maxMissing: number;
+  readonly #fallbacks = new Map<string, Fallback>();
+  /** Namespaces served stale (their last reload failed), with their pending background reload. */
+  readonly #retries = new Map<string, { timer: NodeJS.Timeout | undefined; attempt: number }>();
   #shared: SharedSourceStore | undefined;
   readonly stats: SnapshotCacheStats = { loads: 0, compiles: 0 };
 
@@ -103,12 +128,32 @@ export class SnapshotCache {
     return this.peek(namespaceKey) ?? this.#load(namespaceKey);
   }
 
-  /** Drops the namespace's snapshot; the next evaluation loads it again. */
+  /**
+   * Drops the namespace's snapshot; the next evaluation loads it again. Unless it is evicted for
+   * idleness, the snapshot stays aside as the fallback should that load fail.
+   */
   invalidate(namespaceKey: string, why: 'write' | 'poll' | 'broadcast' | 'evict' = 'write'): void {
     this.#generation.set(namespaceKey, (this.#generation.get(namespaceKey) ?? 0) + 1);
     this.#loading.delete(namespaceKey);
     this.#missing.delete(namespaceKey);
-    if (this.#entries.delete(namespaceKey)) this.events.invalidated?.(namespaceKey, why);
+    const entry = this.#entries.get(namespaceKey);
+    if (why === 'evict') this.#forget(namespaceKey);
+    else if (entry !== undefined) this.#fallbacks.set(namespaceKey, { snapshot: entry.snapshot, since: Date.now() });
+    if (entry !== undefined) {
+      this.#entries.delete(namespaceKey);
+      this.events.invalidated?.(namespaceKey, why);
+    }
+  }
+
+  /** Namespaces answered from their last good snapshot because reloading them failed. */
+  staleNamespaces(): string[] {
+    return [...this.#retries.keys()];
+  }
+
+  /** Cancels background reloads (at shutdown). */
+  close(): void {
+    for (const retry of this.#retries.values()) clearTimeout(retry.timer);
+    for (const key of [...this.#retries.keys()]) this.#markFresh(key);
   }
 
   /**
@@ -138,6 +183,10 @@ export class SnapshotCache {
 
   /** Drops snapshots unused for longer than `maxIdleMs` (a snapshot read since the last sweep is used now). */
   evictIdle(maxIdleMs: number, now = Date.now()): void {
+    // A fallback nobody asked to reload within the idle time would only hold memory.
+    for (const [key, fallback] of this.#fallbacks) {
+      if (!this.#entries.has(key) && now - fallback.since > maxIdleMs) this.#forget(key);
+    }
     for (const [key, entry] of this.#entries) {
       if (entry.used) {
         entry.used = false;
@@ -160,23 +209,82 @@ export class SnapshotCache {
     const generation = this.#generation.get(namespaceKey) ?? 0;
     const started = performance.now();
     const promise = this.#loadSource(namespaceKey)
-      .then(async (source) => {
-        // In steps of ITEMS_PER_STEP segments and flags, with event-loop turns between (ADR 0013).
-        const snapshot = await inTurns(compileSnapshotSteps(source ?? emptySource(namespaceKey)));
-        this.stats.compiles++;
-        this.events.compiled?.(namespaceKey, performance.now() - started, source !== undefined);
-        if ((this.#generation.get(namespaceKey) ?? 0) === generation) {
-          if (source !== undefined || this.#holdMissing(namespaceKey)) {
-            this.#entries.set(namespaceKey, { snapshot, lastUsed: Date.now(), used: false });
+      .then(
+        async (source) => {
+          // In steps of ITEMS_PER_STEP segments and flags, with event-loop turns between (ADR 0013).
+          const snapshot = await inTurns(compileSnapshotSteps(source ?? emptySource(namespaceKey)));
+          this.stats.compiles++;
+          this.events.compiled?.(namespaceKey, performance.now() - started, source !== undefined);
+          if ((this.#generation.get(namespaceKey) ?? 0) === generation) {
+            this.#fallbacks.delete(namespaceKey);
+            if (source !== undefined || this.#holdMissing(namespaceKey)) {
+              this.#entries.set(namespaceKey, { snapshot, lastUsed: Date.now(), used: false, stale: false });
+            }
+            this.#markFresh(namespaceKey);
+          } else if (source !== undefined) {
+            // Written meanwhile: not current, but newer than the fallback held so far.
+            this.#fallbacks.set(namespaceKey, { snapshot, since: Date.now() });
           }
-        }
-        return snapshot;
-      })
+          return snapshot;
+        },
+        (err: unknown) => this.#fallBack(namespaceKey, generation, err),
+      )
       .finally(() => {
         if (this.#loading.get(namespaceKey) === promise) this.#loading.delete(namespaceKey);
       });
     this.#loading.set(namespaceKey, promise);
     return promise;
+  }
+
+  /**
+   * A load failed: answer from the namespace's last good snapshot, held again (stale) so evaluations
+   * do not wait on a database that is away, and reload it in the background. Without one, the caller
+   * gets the error.
+   */
+  #fallBack(namespaceKey: string, generation: number, err: unknown): NamespaceSnapshot {
+    const fallback = this.#fallbacks.get(namespaceKey);
+    if (fallback === undefined) {
+      this.events.loadFailed?.(namespaceKey, err);
+      throw err;
+    }
+    if ((this.#generation.get(namespaceKey) ?? 0) === generation) {
+      this.#entries.set(namespaceKey, { snapshot: fallback.snapshot, lastUsed: Date.now(), used: false, stale: true });
+    }
+    this.events.staleLoad?.(namespaceKey);
+    let retry = this.#retries.get(namespaceKey);
+    if (retry === undefined) {
+      retry = { timer: undefined, attempt: 0 };
+      this.#retries.set(namespaceKey, retry);
+      this.events.stale?.(namespaceKey, err);
+    }
+    if (retry.timer === undefined) {
+      const delay = Math.min(RETRY_FIRST_MS * 2 ** retry.attempt, RETRY_MAX_MS);
+      retry.attempt++;
+      const pending = retry;
+      pending.timer = setTimeout(() => {
+        pending.timer = undefined;
+        // Evicted or reloaded meanwhile: nothing left to retry.
+        if (this.#retries.get(namespaceKey) !== pending) return;
+        // The stale entry stays held meanwhile, so evaluations never wait on this reload.
+        this.#load(namespaceKey).catch(() => {});
+      }, delay);
+      pending.timer.unref();
+    }
+    return fallback.snapshot;
+  }
+
+  #markFresh(namespaceKey: string): void {
+    const retry = this.#retries.get(namespaceKey);
+    if (retry === undefined) return;
+    clearTimeout(retry.timer);
+    this.#retries.delete(namespaceKey);
+    this.events.fresh?.(namespaceKey);
+  }
+
+  /** Drops everything held for the namespace besides its entry: fallback and background reload. */
+  #forget(namespaceKey: string): void {
+    this.#fallbacks.delete(namespaceKey);
+    this.#markFresh(namespaceKey);
   }
 
   /** Makes room for one more snapshot of a namespace that does not exist; false when none may be held. */
@@ -196,14 +304,14 @@ export class SnapshotCache {
   async #loadSource(namespaceKey: string): Promise<NamespaceSource | undefined> {
     const shared = this.#shared;
     if (shared) {
-      try {
-        const revision = (await this.loader.revisions()).get(namespaceKey);
-        if (revision !== undefined) {
-          const cached = await shared.get(namespaceKey, revision);
-          if (cached) return cached;
-        }
-      } catch (err) {
-        this.events.loadFailed?.(namespaceKey, err);
+      // A failed revision read means the database is away: the load below would fail the same way.
+      const revision = (await this.loader.revisions()).get(namespaceKey);
+      if (revision !== undefined) {
+        const cached = await shared.get(namespaceKey, revision).catch((err: unknown) => {
+          this.events.loadFailed?.(namespaceKey, err);
+          return undefined;
+        });
+        if (cached) return cached;
       }
     }
     const source = await this.loader.load(namespaceKey);

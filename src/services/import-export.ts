@@ -11,10 +11,12 @@ import { VERSION } from '../runtime/version.js';
 import type { DocumentStore } from '../storage/documents.js';
 import type { NamespaceStore, OperationLockStore } from '../storage/store.js';
 import { bumpRevision, inTransaction, type Tx } from '../storage/transaction.js';
+import { UNSTORABLE_REASON } from '../storage/unstorable-text.js';
 import { DocumentError } from './documents/errors.js';
 import { type DocumentFormat, parseDocuments } from './documents/parse.js';
 import { serializeNamespaces } from './documents/serialize.js';
 import { type ParsedDocument, readDocuments } from './documents/validate.js';
+import { unstorableTextPath } from './validation.js';
 import type { WriteContext } from './write.js';
 
 export interface ImportOptions {
@@ -142,6 +144,8 @@ export class ImportExportService {
       const fail = (path: string, reason: string): never => {
         throw new DocumentError(doc.source, doc.index, path, reason);
       };
+      const unstorable = unstorableTextPath({ namespace, flags, segments });
+      if (unstorable !== undefined) fail(unstorable, UNSTORABLE_REASON);
       if (!(await this.namespaces.find(tx, ns))) {
         await this.namespaces.insert(tx, namespace);
         result.created.push({ namespace: ns, type: 'namespace', key: ns });

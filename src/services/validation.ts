@@ -1,6 +1,7 @@
 // Field checks shared by the management services, with Flipt's messages.
 
 import { InvalidArgumentError, ValidationError } from '../domain/errors.js';
+import { isStorableText } from '../storage/unstorable-text.js';
 
 const KEY_PATTERN = /^[-_,A-Za-z0-9]+$/;
 
@@ -28,4 +29,28 @@ export function requireKey(field: string, value: string | undefined): string {
 
 export function invalid(message: string): InvalidArgumentError {
   return new InvalidArgumentError(message);
+}
+
+/**
+ * The path (`flags[3].name`) of the first string in `value` that no database stores as given (NUL,
+ * an unpaired surrogate), or undefined. For whole documents (imports), whose bulk inserts the storage
+ * edge cannot attribute to a field; single writes are checked there (storage/unstorable-text.ts).
+ */
+export function unstorableTextPath(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return isStorableText(value) ? undefined : path;
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = unstorableTextPath(value[i], `${path}[${i}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    const field = path ? `${path}.${key}` : key;
+    if (!isStorableText(key)) return field;
+    const found = unstorableTextPath(item, field);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

@@ -69,6 +69,17 @@ describe('driver errors', () => {
     [{ code: 'ER_NO_REFERENCED_ROW_2', errno: 1452 }, 'foreign-key'],
     [{ code: 'ER_LOCK_DEADLOCK', errno: 1213 }, 'serialization'],
     [{ code: 'ECONNREFUSED' }, 'unavailable'],
+    [{ code: 'ECONNRESET' }, 'unavailable'],
+    [{ code: '57P01' }, 'unavailable'],
+    [{ code: '57P02' }, 'unavailable'],
+    [{ code: '57P03' }, 'unavailable'],
+    [new Error('Client has encountered a connection error and is not queryable'), 'unavailable'],
+    [new Error('Connection terminated unexpectedly'), 'unavailable'],
+    [new Error('timeout exceeded when trying to connect'), 'unavailable'],
+    [{ code: 'PROTOCOL_CONNECTION_LOST' }, 'unavailable'],
+    [new Error("Can't add new command when connection is in closed state"), 'unavailable'],
+    [{ code: 'ER_SERVER_SHUTDOWN', errno: 1053 }, 'unavailable'],
+    [{ code: 'ER_CONNECTION_KILLED', errno: 1927 }, 'unavailable'],
     [new Error('something else'), undefined],
   ])('%j → %s', (err, kind) => {
     expect(classifyDriverError(err)).toBe(kind);

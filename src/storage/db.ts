@@ -23,6 +23,7 @@ import { CockroachDialect, cockroachTypes, pgLockSessionFactory } from './cockro
 import { loadMysql, loadPg } from './drivers.js';
 import type { Database } from './schema.js';
 import { SqliteValuesPlugin } from './sqlite-values-plugin.js';
+import { withUnavailableErrors } from './unavailable-errors.js';
 
 export type DialectName = 'sqlite' | 'postgres' | 'mysql' | 'cockroachdb';
 
@@ -229,6 +230,9 @@ export function openDb(options: DbOptions): Db {
       describe = 'mysql';
       break;
   }
+  // A lost connection becomes UnavailableError, text no database stores a ValidationError (or a lookup
+  // that finds nothing), the same on every database.
+  dialect = withUnavailableErrors(dialect);
   const kysely = new Kysely<Database>({ dialect, plugins, ...(options.log ? { log: options.log } : {}) });
   return { kysely, dialect: dialectName, describe, close: () => kysely.destroy() };
 }
@@ -243,7 +247,9 @@ export async function waitForDb(db: Db, timeoutMs: number, onRetry?: (err: Error
       return;
     } catch (err) {
       if (Date.now() + delay > deadline) {
-        throw new Error(`database unreachable: ${(err as Error).message || (err as { code?: string }).code}`);
+        // The driver's own reason, not the UnavailableError the storage edge made of it.
+        const reason = (err as Error).cause ?? err;
+        throw new Error(`database unreachable: ${(reason as Error).message || (reason as { code?: string }).code}`);
       }
       onRetry?.(err as Error, attempt);
       await new Promise((r) => setTimeout(r, delay));

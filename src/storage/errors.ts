@@ -19,9 +19,15 @@ const PG_CODES: Record<string, DriverErrorKind> = {
   '57014': 'cancelled',
   // CockroachDB: a commit whose outcome is unknown (the write may or may not have landed); never retried.
   '40003': 'unavailable',
+  // Administrator, crash and start-up/shut-down refusals: the server is restarting.
   '57P01': 'unavailable',
+  '57P02': 'unavailable',
+  '57P03': 'unavailable',
+  '53300': 'unavailable', // too many connections
   '08000': 'unavailable',
+  '08001': 'unavailable',
   '08003': 'unavailable',
+  '08004': 'unavailable',
   '08006': 'unavailable',
 };
 
@@ -35,7 +41,11 @@ const MYSQL_ERRNOS: Record<number, DriverErrorKind> = {
   1317: 'cancelled',
   3024: 'cancelled', // MySQL: max_execution_time exceeded
   1969: 'cancelled', // MariaDB: max_statement_time exceeded
-  1927: 'unavailable',
+  1040: 'unavailable', // too many connections
+  1053: 'unavailable', // server shutdown in progress
+  1927: 'unavailable', // connection killed
+  2002: 'unavailable',
+  2003: 'unavailable',
   2006: 'unavailable',
   2013: 'unavailable',
 };
@@ -46,9 +56,25 @@ const NETWORK_CODES = new Set([
   'ETIMEDOUT',
   'EPIPE',
   'ENOTFOUND',
+  'EAI_AGAIN',
   'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
   'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR',
+  'PROTOCOL_ENQUEUE_AFTER_QUIT',
+  'ER_SERVER_SHUTDOWN',
+  'ER_CONNECTION_KILLED',
 ]);
+
+/**
+ * Connection-level failures that the drivers report by message only: pg's client that lost its
+ * server ("not queryable", "Connection terminated"), pg-pool's connect timeout, mysql2's commands on
+ * a connection that closed ("closed state") and its pools.
+ */
+const UNAVAILABLE_MESSAGE =
+  /Connection terminated|connection is closed|not queryable|closed state|Pool is closed|Cannot enqueue|timeout exceeded when trying to connect|Connection lost|connect ETIMEDOUT|Queue limit reached/i;
 
 /** What kind of driver error this is, or undefined when it is none we know. */
 export function classifyDriverError(err: unknown): DriverErrorKind | undefined {
@@ -64,14 +90,8 @@ export function classifyDriverError(err: unknown): DriverErrorKind | undefined {
     if (NETWORK_CODES.has(code)) return 'unavailable';
   }
   if (typeof errno === 'number' && errno in MYSQL_ERRNOS) return MYSQL_ERRNOS[errno];
-  const message = (err as Error).message ?? '';
-  if (
-    /Connection terminated|connection is closed|Pool is closed|Cannot enqueue|timeout exceeded when trying to connect/i.test(
-      message,
-    )
-  ) {
-    return 'unavailable';
-  }
+  const message = (err as Error).message;
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message)) return 'unavailable';
   return undefined;
 }
 

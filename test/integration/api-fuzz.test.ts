@@ -3,7 +3,10 @@
 // bodies (JSON of any shape, the right field names with values of the wrong type, text that is not
 // JSON). Whatever comes in, the answer is below 500 (or grpc-gateway's 501 when a path names another
 // route), a failure carries the API's error body (Flipt's, or OFREP's under /ofrep), and afterwards
-// every stored flag still reads and evaluates.
+// the store is consistent: every list reads, every namespace exports, every stored flag evaluates, and
+// each held evaluation snapshot is the database's current revision. Inputs include text no database
+// stores as given (NUL, unpaired surrogates), numbers past every range, deep nesting and the keys
+// that pollute prototypes (`__proto__`, `constructor`, `prototype`).
 
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -46,6 +49,29 @@ const FIELDS = [
   'protected',
   'flags',
   'targetingKey',
+  '__proto__',
+  'constructor',
+  'prototype',
+];
+
+/** Text PostgreSQL refuses (NUL) or every driver silently changes (unpaired surrogates). */
+const UNSTORABLE = ['a\u0000b', '\u0000', 'x\ud800', '\udc00y', 'a\ud83db', '\u0000\ud800'];
+
+/** Nested `depth` levels deep, as JSON text (fast-check's own values stay shallow). */
+const nested = (depth: number, open: string, close: string) => `${open.repeat(depth)}1${close.repeat(depth)}`;
+
+/** Bodies that only raw JSON text can carry: own `__proto__` keys, nesting deeper than any schema. */
+const RAW_BODIES = [
+  '{"__proto__":{"key":"polluted","name":"p"},"key":"proto1","name":"p"}',
+  '{"constructor":{"prototype":{"polluted":true}},"key":"proto2","name":"p"}',
+  '{"key":"proto3","name":"p","metadata":{"__proto__":{"polluted":true},"constructor":1}}',
+  '{"flagKey":"f1","entityId":"e","context":{"__proto__":"x","constructor":"y"}}',
+  nested(5000, '[', ']'),
+  nested(2000, '{"a":', '}'),
+  `{"key":"deep","name":"d","metadata":${nested(200, '{"m":', '}')}}`,
+  `{"flagKey":"f1","entityId":"e","context":${nested(300, '{"c":', '}')}}`,
+  '{"key":"big","name":"b","rank":1e400,"rollout":-1e400}',
+  `{"key":"k\\u0000k","name":"n\\u0000n","description":"\\ud800"}`,
 ];
 
 const ENUMS = [
@@ -69,6 +95,23 @@ const ENUMS = [
   '1',
   '',
 ];
+
+/**
+ * A path segment as a client's bytes: percent-encoded UTF-8, and an unpaired surrogate as its
+ * three WTF-8 bytes (not valid UTF-8), which is how one reaches a server in a URL.
+ */
+function pathSegment(text: string): string {
+  let out = '';
+  for (const char of text) {
+    const code = char.codePointAt(0) as number;
+    if (code >= 0xd800 && code <= 0xdfff) {
+      out += [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
+        .map((byte) => `%${byte.toString(16).toUpperCase()}`)
+        .join('');
+    } else out += encodeURIComponent(char);
+  }
+  return out;
+}
 
 describeEachBackend('bad input anywhere in the API', (backend) => {
   let t: TestApp;
@@ -114,12 +157,24 @@ describeEachBackend('bad input anywhere in the API', (backend) => {
     expect(routes.length).toBeGreaterThan(40);
     const oddSegment = fc.oneof(
       fc.constantFrom('default', 'f1', 'b1', 's1', 'missing', '', ' ', '%', '..', 'ü', 'k'.repeat(300)),
+      fc.constantFrom(...UNSTORABLE, '__proto__', 'constructor', 'prototype'),
       fc.string({ maxLength: 20 }),
     );
     const scalar = fc.oneof(
       fc.constantFrom(...ENUMS),
       // Past the columns' ranges and lengths: INTEGER, float, VARCHAR(255).
       fc.constantFrom(2 ** 31, 2 ** 53 + 2, 1e300, -1e300, 'k'.repeat(256), '2026-11-27T00:00:00Z'),
+      fc.constantFrom(
+        Number.MAX_VALUE,
+        -Number.MAX_VALUE,
+        2 ** 64,
+        -(2 ** 63),
+        Number.MIN_VALUE,
+        '1e999',
+        '9'.repeat(40),
+      ),
+      fc.constantFrom(...UNSTORABLE, '__proto__', 'constructor', 'prototype'),
+      fc.string({ maxLength: 12, unit: 'binary' }),
       fc.integer(),
       fc.double(),
       fc.boolean(),
@@ -137,11 +192,14 @@ describeEachBackend('bad input anywhere in the API', (backend) => {
         ),
       ),
       fc.anything(),
-      fc.constantFrom('', '{', 'null', '[]', '"text"', '1e999', '{"key":'),
+      fc.constantFrom('', '{', 'null', '[]', '"text"', '1e999', '{"key":', ...RAW_BODIES),
     );
     const query = fc.dictionary(
       fc.constantFrom('limit', 'offset', 'pageToken', 'force', 'reference', 'pretty', 'explain', 'type'),
-      fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('-1', '0', 'true', '1e9', '99999999999999999999')),
+      fc.oneof(
+        fc.string({ maxLength: 8 }),
+        fc.constantFrom('-1', '0', 'true', '1e9', '99999999999999999999', '1e999', ...UNSTORABLE, '__proto__'),
+      ),
       { maxKeys: 3 },
     );
 
@@ -157,7 +215,7 @@ describeEachBackend('bad input anywhere in the API', (backend) => {
           const route = routes[index] as (typeof routes)[number];
           let next = 0;
           const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) =>
-            encodeURIComponent((useStored ? stored[name] : undefined) ?? (segments[next++] as string)),
+            pathSegment((useStored ? stored[name] : undefined) ?? (segments[next++] as string)),
           );
           const search = new URLSearchParams(params).toString();
           const url = search ? `${path}?${search}` : path;
@@ -182,19 +240,31 @@ describeEachBackend('bad input anywhere in the API', (backend) => {
           }
         },
       ),
-      { numRuns: Number(process.env.FUZZ_RUNS ?? 5000) },
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 10_000) },
     );
 
     // The requests got past validation too: some were answered, some found nothing.
     expect(statuses.get(200)).toBeGreaterThan(100);
     expect(statuses.get(404)).toBeGreaterThan(100);
 
-    // Whatever the requests above changed, what is stored still reads and evaluates.
-    const namespaces = (await call(t.app, 'GET', '/api/v1/namespaces?limit=1000')).body.namespaces as { key: string }[];
+    // Whatever the requests above changed, the store is consistent: every list reads, every namespace
+    // exports, every stored flag evaluates, and each held snapshot is the database's current revision.
+    const listed = await call(t.app, 'GET', '/api/v1/namespaces?limit=1000');
+    expect(listed.status).toBe(200);
+    const namespaces = listed.body.namespaces as { key: string }[];
+    expect(namespaces.length).toBeGreaterThan(0);
     for (const { key: namespaceKey } of namespaces) {
-      const flags = await call(t.app, 'GET', `/api/v1/namespaces/${encodeURIComponent(namespaceKey)}/flags?limit=1000`);
-      expect(flags.status).toBe(200);
+      const ns = `/api/v1/namespaces/${encodeURIComponent(namespaceKey)}`;
+      const flags = await call(t.app, 'GET', `${ns}/flags?limit=1000`);
+      expect(flags.status, JSON.stringify(flags.body)).toBe(200);
+      expect((await call(t.app, 'GET', `${ns}/segments?limit=1000`)).status).toBe(200);
+      expect((await call(t.app, 'GET', `${ns}/export`)).status).toBe(200);
       for (const flag of flags.body.flags as { key: string; type: string }[]) {
+        const flagPath = `${ns}/flags/${encodeURIComponent(flag.key)}`;
+        for (const list of ['rules', 'rollouts']) {
+          const res = await call(t.app, 'GET', `${flagPath}/${list}?limit=1000`);
+          expect(res.status, `${flagPath}/${list}: ${JSON.stringify(res.body)}`).toBe(200);
+        }
         const kind = flag.type === 'BOOLEAN_FLAG_TYPE' ? 'boolean' : 'variant';
         const res = await call(t.app, 'POST', `/evaluate/v1/${kind}`, {
           namespaceKey,
@@ -204,7 +274,15 @@ describeEachBackend('bad input anywhere in the API', (backend) => {
         });
         expect(res.status, `${namespaceKey}/${flag.key}: ${JSON.stringify(res.body)}`).toBe(200);
       }
+      const held = await t.app.snapshots.get(namespaceKey);
+      t.app.snapshots.invalidate(namespaceKey, 'poll');
+      const current = await t.app.snapshots.get(namespaceKey);
+      expect(held.revision, namespaceKey).toBe(current.revision);
+      expect([...held.flags.keys()].sort()).toEqual((flags.body.flags as { key: string }[]).map((f) => f.key).sort());
     }
+    // No prototype was polluted by the keys the requests carried.
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.prototype).not.toHaveProperty('key');
     expect((await call(t.app, 'GET', '/health')).body).toEqual({ status: 'SERVING' });
-  }, 120_000);
+  }, 300_000);
 });

@@ -88,8 +88,9 @@ export function withPathParams<T extends object>(body: unknown, params: object):
 export function wantsPretty(request: { url: string; query: unknown; headers: { accept?: string } }): boolean {
   if (request.headers.accept?.includes('application/json+pretty')) return true;
   if (!request.url.includes('pretty')) return false;
-  const query = request.query as Record<string, unknown> | undefined;
-  return query !== undefined && 'pretty' in query;
+  // No query at all (null) when the URL could not be parsed (Fastify's bad-URL answer).
+  const query = request.query as Record<string, unknown> | null | undefined;
+  return typeof query === 'object' && query !== null && 'pretty' in query;
 }
 
 /** JSON text indented by two spaces; text that is not JSON is returned as it is. */
