@@ -196,6 +196,8 @@ export const ConfigSchema = Type.Object(
       exporter: Type.Literal('prometheus', { default: 'prometheus' }),
       /** Per-flag labels on evaluation metrics; turn off for very large installations. */
       flag_labels: Type.Boolean({ default: true }),
+      /** When set, GET /metrics needs `Authorization: Bearer <token>` (its series name flag keys; ADR 0023). */
+      token: Type.String({ default: '', 'x-secret': true }),
     }),
     tracing: Section({
       enabled: Type.Boolean({ default: false }),

@@ -84,7 +84,7 @@ describeEachBackend('token authentication', (backend) => {
     const afterExpiry = await call(t.app, 'GET', '/api/v1/namespaces', undefined, bearer(clientToken));
     expect(afterExpiry.status).toBe(401);
     expect(afterExpiry.body).toEqual(UNAUTHENTICATED);
-    expect(afterExpiry.headers['www-authenticate']).toBe('request was not authenticated');
+    expect(afterExpiry.headers['www-authenticate']).toBe('Bearer');
     const expiredRecord = await call(t.app, 'GET', `/auth/v1/tokens/${authentication.id}`, undefined, bearer(BOOT));
     expect(Date.parse(expiredRecord.body.expiresAt)).toBeLessThanOrEqual(Date.now());
 
@@ -104,7 +104,7 @@ describeEachBackend('token authentication', (backend) => {
     const reuse = await call(t.app, 'GET', '/api/v1/namespaces', undefined, bearer(token2));
     expect(reuse.status).toBe(401);
     expect(reuse.body).toEqual(UNAUTHENTICATED);
-    expect(reuse.headers['www-authenticate']).toBe('request was not authenticated');
+    expect(reuse.headers['www-authenticate']).toBe('Bearer');
     const gone = await call(t.app, 'GET', `/auth/v1/tokens/${second.body.authentication.id}`, undefined, bearer(BOOT));
     expect(gone.status).toBe(404);
     expect(gone.body).toEqual({
@@ -353,7 +353,7 @@ describeEachBackend('token authentication, not required', (backend) => {
     const self = await call(t.app, 'GET', '/auth/v1/self', undefined, bearer(created.body.clientToken));
     expect(self.status).toBe(401);
     expect(self.body).toEqual(UNAUTHENTICATED);
-    expect(self.headers['www-authenticate']).toBe('request was not authenticated');
+    expect(self.headers['www-authenticate']).toBe('Bearer');
     expect((await call(t.app, 'PUT', '/auth/v1/self/expire', undefined, bearer(created.body.clientToken))).status).toBe(
       401,
     );

@@ -19,6 +19,7 @@ import { GrpcCode } from '../../domain/errors.js';
 import { Metrics } from '../../telemetry/metrics.js';
 import { Tracing } from '../../telemetry/tracing.js';
 import { COMPRESSION_ENCODINGS, COMPRESSION_THRESHOLD } from './answer-encoding.js';
+import { answerConnect } from './connect-method.js';
 import { sendError, sendErrorBody } from './error-handler.js';
 import type { HttpApp, NotFoundFallback } from './http-app.js';
 import { sendOfrepError } from './ofrep-errors.js';
@@ -77,7 +78,10 @@ function answerUnreadableRequest(err: Error & { code?: string }, socket: Duplex)
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   if (err.code !== 'ERR_HTTP_REQUEST_TIMEOUT' && socket.writable) {
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    socket.write(`HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${status}`);
+    socket.write(
+      `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n` +
+        `Connection: close\r\n\r\n${status}`,
+    );
   }
   socket.destroy(err);
 }
@@ -165,6 +169,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpApp;
   const logger: Logger = options.logger === false ? pino({ level: 'silent' }) : options.logger;
   app.decorate('logger', logger);
+  answerConnect(app.server);
   const stopWatchingWrites = closeStalledWrites(app.server, options.writeTimeoutMs ?? WRITE_TIMEOUT_MS);
   app.addHook('onClose', async () => stopWatchingWrites());
 
