@@ -78,10 +78,7 @@ function answerUnreadableRequest(err: Error & { code?: string }, socket: Duplex)
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   if (err.code !== 'ERR_HTTP_REQUEST_TIMEOUT' && socket.writable) {
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    socket.write(
-      `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n` +
-        `Connection: close\r\n\r\n${status}`,
-    );
+    socket.write(`HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${status}`);
   }
   socket.destroy(err);
 }
@@ -130,7 +127,10 @@ class RouteTable {
   }
 
   hasOtherMethod(method: string, path: string): boolean {
-    return this.#patterns.some((p) => p.method !== method && p.method !== 'HEAD' && p.regex.test(path));
+    // HEAD and OPTIONS (the CORS preflight route, `*`) are answered for paths that have other methods.
+    return this.#patterns.some(
+      (p) => p.method !== method && p.method !== 'HEAD' && p.method !== 'OPTIONS' && p.regex.test(path),
+    );
   }
 }
 
