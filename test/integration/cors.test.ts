@@ -123,6 +123,9 @@ describe('CORS for an origin not listed, and CORS off', () => {
   });
 
   it('adds nothing when cors is off, and a preflight is 501 then', async () => {
+    // Not registered at all: no request pays for CORS it does not use.
+    expect(off.app.http.hasPlugin('@fastify/cors')).toBe(false);
+    expect(listed.app.http.hasPlugin('@fastify/cors')).toBe(true);
     const res = await call(
       off.app,
       'POST',

@@ -9,12 +9,16 @@ import { call, startTestApp, type TestApp } from '../helpers/app.js';
 
 const sqlite = { name: 'sqlite' as const };
 
-describe('HEAD', () => {
+// With CORS on, the plugin's catch-all OPTIONS route must not turn unknown paths into 501.
+describe.each([
+  ['HEAD', {}],
+  ['HEAD with CORS enabled', { cors: { enabled: true } }],
+])('%s', (_label, cors) => {
   let t: TestApp;
   const head = (url: string) => t.app.http.inject({ method: 'HEAD', url });
 
   beforeAll(async () => {
-    t = await startTestApp(sqlite, { metrics: { enabled: true } });
+    t = await startTestApp(sqlite, { metrics: { enabled: true }, ...cors });
   });
   afterAll(async () => t?.close());
 
