@@ -30,7 +30,9 @@ export type RouteKind =
   /** The OpenAPI document. */
   | 'openapi'
   /** The dashboard's page and files. */
-  | 'ui';
+  | 'ui'
+  /** CORS preflights (`OPTIONS *`, with `cors.enabled`): browsers send them without credentials. */
+  | 'preflight';
 
 /** Who may call a route: anyone, or a caller with a credential of a group (unclassified: never excluded). */
 export type RouteAccess = { open: true } | { open: false; group: AuthGroup | 'unclassified' };
@@ -69,6 +71,7 @@ export const KIND_POLICIES: Readonly<Record<RouteKind, KindPolicy>> = {
   probe: { access: OPEN, tier: 'other', log: 'probe', writesOwnAnswer: false },
   openapi: { access: OPEN, tier: 'other', log: 'other', writesOwnAnswer: false },
   ui: { access: OPEN, tier: 'other', log: 'other', writesOwnAnswer: false },
+  preflight: { access: OPEN, tier: 'other', log: 'other', writesOwnAnswer: false },
 };
 
 /** A route that declared no kind: protected, and in no group an exclude switch can open. */

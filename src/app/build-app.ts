@@ -10,6 +10,7 @@ import { HealthState } from '../api/health-state.js';
 import { buildHttpApp } from '../api/http/app.js';
 import { installAuthentication } from '../api/http/authentication.js';
 import { HttpDrain } from '../api/http/connection-drain.js';
+import { installCors } from '../api/http/cors.js';
 import type { HttpApp } from '../api/http/http-app.js';
 import { registerRoutes } from '../api/http/routes/index.js';
 import { installTiers } from '../api/http/tiers.js';
@@ -198,6 +199,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     version: VERSION,
     telemetry: { metrics, tracing, evaluationLogLevel: config.log.evaluation_level },
   });
+  // First of all: CORS answers preflights before the bearer check (installs nothing unless cors.enabled).
+  await installCors(http, config.cors);
   // Before any route: the bearer check (installs no hook at all unless authentication.required).
   installAuthentication(http, { config, auth: services.auth });
   // Before any route: read tier / read-only refusals and the X-Vexil-Revision header of management routes.

@@ -1,5 +1,6 @@
-// Where a request carries its client token: `Authorization: Bearer <token>` (prefix case-sensitive,
-// exactly one space, as Flipt), or the dashboard's `flipt_client_token` cookie.
+// Where a request carries its client token: `Authorization: Bearer <token>`, or the dashboard's
+// `flipt_client_token` cookie. The scheme is read in any case, with one or more spaces after it, as
+// RFC 9110 §11.1 defines it (Flipt accepts `Bearer` and one space only, so no Flipt client is refused).
 
 export const TOKEN_COOKIE = 'flipt_client_token';
 export const STATE_COOKIE = 'flipt_client_state';
@@ -33,9 +34,36 @@ export function cookieValue(header: string | undefined, name: string): string | 
 export function presentedToken(headers: { authorization?: string; cookie?: string }): string | undefined {
   const authorization = headers.authorization;
   if (authorization !== undefined) {
-    return authorization.startsWith(BEARER) ? authorization.slice(BEARER.length) : '';
+    // Every client sends `Bearer ` as written: that case costs one comparison.
+    if (authorization.startsWith(BEARER) && authorization.charCodeAt(BEARER.length) !== 32) {
+      return authorization.slice(BEARER.length);
+    }
+    return otherBearerSpelling(authorization);
   }
   return cookieValue(headers.cookie, TOKEN_COOKIE);
+}
+
+/** The token of a Bearer credential spelled in another case or with more spaces; '' when it is none. */
+function otherBearerSpelling(authorization: string): string {
+  if (authorization.length <= BEARER.length || authorization.slice(0, BEARER.length).toLowerCase() !== 'bearer ') {
+    return '';
+  }
+  return authorization.slice(BEARER.length).replace(/^ +/, '');
+}
+
+/**
+ * Whether the raw header list (name, value, name, value…) names Authorization more than once. Node keeps
+ * only the first in `headers`, so a proxy and Vexil could each read a different credential.
+ */
+export function repeatsAuthorization(rawHeaders: readonly string[]): boolean {
+  let seen = false;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    if (name.length !== 13 || name.toLowerCase() !== 'authorization') continue;
+    if (seen) return true;
+    seen = true;
+  }
+  return false;
 }
 
 /** Set-Cookie values that remove the dashboard's session cookies (Flipt does this on logout and on 401). */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, configLeaves, deprecatedKeysInUse, envName, loadConfig, ms, redactConfig } from './load.js';
+import { CORS_DEFAULT_HEADERS } from './schema.js';
 
 function yamlFile(text: string): string {
   const file = join(mkdtempSync(join(tmpdir(), 'vexil-config-')), 'config.yml');
@@ -48,6 +49,103 @@ describe('loadConfig', () => {
   it('accepts Flipt sections it does not act on, and version 1.0', () => {
     const file = yamlFile('version: "1.0"\nui:\n  default_theme: dark\ncors:\n  enabled: true\n');
     expect(() => loadConfig({ file, env: {} })).not.toThrow();
+  });
+
+  // Flipt's keys whose being ignored would be harmless load unchanged; each one that would change who
+  // may do what, or where data goes, is refused by name (issue 27).
+  it('loads a Flipt config file with every section Vexil accepts without acting on it', () => {
+    const file = yamlFile(
+      [
+        'ui:\n  enabled: false\n  default_theme: dark\n  topbar:\n    color: "#123456"\n    label: prod',
+        'meta:\n  check_for_updates: false\n  telemetry_enabled: true\n  state_directory: /var/lib/flipt',
+        'diagnostics:\n  profiling:\n    enabled: true',
+        'analytics:\n  storage:\n    clickhouse:\n      enabled: false\n      url: clickhouse://u:pw@h:9000\n  buffer:\n    flush_period: 10s',
+        'authorization:\n  required: false\n  backend: local\n  local:\n    policy:\n      path: /etc/policy.rego',
+        'experimental: {}',
+        'authentication:',
+        '  session:\n    domain: flags.example.com\n    token_lifetime: 12h\n    state_lifetime: 5m',
+        '    csrf:\n      key: abcdefghijklmnopqrstuvwxyz012345\n      secure: false\n      trusted_origins: [https://admin.example.com]',
+        '  methods:\n    oidc:\n      enabled: false\n      providers:\n        google:\n          client_secret: s3cret',
+        '    github:\n      enabled: false\n    kubernetes:\n      enabled: false\n    jwt:\n      enabled: false',
+      ].join('\n'),
+    );
+    const config = loadConfig({ file, env: {} });
+    expect(config.ui).toMatchObject({ enabled: false, default_theme: 'dark', topbar: { color: '#123456' } });
+    expect(config.authentication.session.csrf).toEqual({
+      key: 'abcdefghijklmnopqrstuvwxyz012345',
+      secure: false,
+      trusted_origins: ['https://admin.example.com'],
+    });
+    // Neither the ClickHouse password, the CSRF key, the policy nor the unused OIDC secret is shown.
+    const shown = JSON.stringify(redactConfig(config));
+    for (const secret of ['pw@h', 'abcdefghij', 'policy.rego', 's3cret']) expect(shown).not.toContain(secret);
+  });
+
+  it.each([
+    ['authorization:\n  required: true\n  backend: local\n', 'authorization.required', /OPA authorization/],
+    [
+      'analytics:\n  storage:\n    clickhouse:\n      enabled: true\n',
+      'analytics.storage.clickhouse.enabled',
+      /ClickHouse/,
+    ],
+    [
+      'analytics:\n  storage:\n    prometheus:\n      enabled: true\n',
+      'analytics.storage.prometheus.enabled',
+      /analytics/,
+    ],
+    ['authentication:\n  methods:\n    oidc:\n      enabled: true\n', 'authentication.methods.oidc.enabled', /oidc/],
+    [
+      'authentication:\n  methods:\n    github:\n      enabled: true\n',
+      'authentication.methods.github.enabled',
+      /github/,
+    ],
+    [
+      'authentication:\n  methods:\n    kubernetes:\n      enabled: true\n',
+      'authentication.methods.kubernetes.enabled',
+      /kubernetes/,
+    ],
+    ['authentication:\n  methods:\n    jwt:\n      enabled: true\n', 'authentication.methods.jwt.enabled', /jwt/],
+    ['authentication:\n  methods:\n    cloud:\n      enabled: true\n', 'authentication.methods.cloud.enabled', /cloud/],
+    ['experimental:\n  cloud:\n    enabled: true\n', 'experimental.cloud.enabled', /experimental/],
+  ])('refuses %j by naming %s', (text, key, why) => {
+    const load = () => loadConfig({ file: yamlFile(text), env: {} });
+    expect(load).toThrow(ConfigError);
+    expect(load).toThrow(new RegExp(`^invalid config at ${key.replaceAll('.', '\\.')}: `));
+    expect(load).toThrow(why);
+  });
+
+  it('refuses the same settings from the environment', () => {
+    expect(() => loadConfig({ env: { VEXIL_AUTHORIZATION_REQUIRED: 'true' } })).toThrow(
+      /^invalid config at authorization\.required: /,
+    );
+    expect(() => loadConfig({ env: { VEXIL_AUTHENTICATION_METHODS_OIDC_ENABLED: '1' } })).toThrow(
+      /^invalid config at authentication\.methods\.oidc\.enabled: /,
+    );
+    expect(loadConfig({ env: { VEXIL_AUTHORIZATION_REQUIRED: 'false' } }).authorization.required).toBe(false);
+  });
+
+  it('names an unknown key by its full path and says it is not supported', () => {
+    expect(() => loadConfig({ file: yamlFile('cloud:\n  host: flipt.cloud\n'), env: {} })).toThrow(
+      'invalid config at (top level): unknown key(s) cloud: not supported by Vexil',
+    );
+    expect(() => loadConfig({ file: yamlFile('authentication:\n  session:\n    cookie: x\n'), env: {} })).toThrow(
+      'invalid config at authentication.session: unknown key(s) authentication.session.cookie: not supported by Vexil',
+    );
+  });
+
+  it("reads Flipt's cors section, a list or one string of values", () => {
+    expect(loadConfig({ env: {} }).cors).toEqual({
+      enabled: false,
+      allowed_origins: ['*'],
+      allowed_headers: [...CORS_DEFAULT_HEADERS],
+    });
+    expect(CORS_DEFAULT_HEADERS).toEqual(
+      expect.arrayContaining(['X-Flipt-Namespace', 'X-Service-Namespace', 'If-None-Match']),
+    );
+    const file = yamlFile('cors:\n  enabled: true\n  allowed_origins: "https://a.example https://b.example"\n');
+    expect(loadConfig({ file, env: {} }).cors.allowed_origins).toEqual(['https://a.example', 'https://b.example']);
+    const env = { VEXIL_CORS_ENABLED: 'true', VEXIL_CORS_ALLOWED_HEADERS: 'Accept,Authorization' };
+    expect(loadConfig({ env }).cors).toMatchObject({ enabled: true, allowed_headers: ['Accept', 'Authorization'] });
   });
 
   it("accepts Flipt's log section: panic as fatal, grpc_level, and the keys of a line", () => {
@@ -149,7 +247,7 @@ describe('loadConfig', () => {
 
   it.each([
     ['server:\n  http_port: eighty\n', /server\.http_port/],
-    ['server:\n  nope: 1\n', /unknown key\(s\) nope/],
+    ['server:\n  nope: 1\n', /unknown key\(s\) server\.nope: not supported by Vexil$/],
     ['cache:\n  ttl: soon\n', /cache\.ttl: "soon" is not a duration/],
     ['version: "2.0"\n', /version "2.0" is not supported/],
     ['metrics:\n  exporter: otlp\n', /metrics\.exporter: "otlp" is not one of "prometheus"$/],

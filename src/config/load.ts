@@ -6,6 +6,7 @@ import type { TSchema } from 'typebox';
 import Value from 'typebox/value';
 import { parse as parseYaml } from 'yaml';
 import { parseDuration } from './duration.js';
+import { dropInertSettings, listsFromStrings, unsupportedSetting } from './flipt-sections.js';
 import { type Config, ConfigSchema } from './schema.js';
 
 export class ConfigError extends Error {}
@@ -156,6 +157,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
   if (options.overrides) raw = deepMerge(raw, options.overrides);
   resolveDbUrl(raw);
   resolveDeprecatedCacheKeys(raw);
+  listsFromStrings(raw);
 
   const withDefaults = Value.Default(ConfigSchema, raw);
   const errors = [...Value.Errors(ConfigSchema, withDefaults)];
@@ -169,8 +171,9 @@ export function loadConfig(options: LoadOptions = {}): Config {
       .filter((e) => e.instancePath === first.instancePath && e.keyword === 'const')
       .map((e) => JSON.stringify((e.params as { allowedValue?: unknown }).allowedValue));
     const value = getPath(withDefaults, first.instancePath.split('/').slice(1));
+    const prefix = where === '(top level)' ? '' : `${where}.`;
     const detail = extra
-      ? `unknown key(s) ${extra.join(', ')}`
+      ? `unknown key(s) ${extra.map((key) => prefix + key).join(', ')}: not supported by Vexil`
       : allowed.length > 0
         ? `${JSON.stringify(value)} is not one of ${allowed.join(', ')}`
         : first.message;
@@ -185,6 +188,9 @@ export function loadConfig(options: LoadOptions = {}): Config {
     }
   }
   const config = withDefaults as Config;
+  const refusal = unsupportedSetting(config);
+  if (refusal !== undefined) throw new ConfigError(refusal);
+  dropInertSettings(config);
   if (config.server.protocol === 'https') {
     for (const key of ['cert_file', 'cert_key'] as const) {
       if (config.server[key] === '') throw new ConfigError(`invalid config at server.${key}: required with https`);

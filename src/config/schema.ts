@@ -17,6 +17,28 @@ const LogLevel = (defaultValue: string) =>
     { default: defaultValue },
   );
 
+/**
+ * Flipt's default `cors.allowed_headers`, plus the two OFREP web clients send: X-Service-Namespace
+ * (the namespace, interface.md) and If-None-Match (on every bulk re-fetch).
+ */
+export const CORS_DEFAULT_HEADERS = [
+  'Accept',
+  'Authorization',
+  'Content-Type',
+  'X-CSRF-Token',
+  'X-Fern-Language',
+  'X-Fern-SDK-Name',
+  'X-Fern-SDK-Version',
+  'X-Flipt-Namespace',
+  'X-Flipt-Accept-Server-Version',
+  'X-Service-Namespace',
+  'If-None-Match',
+] as const;
+
+/** One of Flipt's login methods Vexil does not have: its settings are accepted while it is disabled. */
+const OtherMethod = () =>
+  Type.Optional(Type.Object({ enabled: Type.Boolean({ default: false }) }, { additionalProperties: true }));
+
 export const ConfigSchema = Type.Object(
   {
     version: Type.Optional(Type.String()),
@@ -134,6 +156,18 @@ export const ConfigSchema = Type.Object(
       session: Section({
         domain: Type.String({ default: '' }),
         secure: Type.Boolean({ default: false }),
+        /** Flipt's lifetimes of the OIDC and GitHub login cookies: accepted, those methods are refused. */
+        token_lifetime: Duration('24h', 'accepted for Flipt config files; no login flow sets a session'),
+        state_lifetime: Duration('10m', 'accepted for Flipt config files; no login flow sets a session'),
+        /**
+         * Flipt's CSRF settings. Cookie-authenticated writes are always checked by origin (api/http/csrf.ts),
+         * whether or not `key` is set; `trusted_origins` are the other origins allowed to make them.
+         */
+        csrf: Section({
+          key: Type.String({ default: '', 'x-secret': true }),
+          secure: Type.Boolean({ default: true }),
+          trusted_origins: Type.Array(Type.String(), { default: [] }),
+        }),
       }),
       methods: Section({
         token: Section({
@@ -149,6 +183,12 @@ export const ConfigSchema = Type.Object(
             grace_period: Duration('30m', 'how long after expiry a token is kept'),
           }),
         }),
+        // Flipt's other methods: accepted while disabled, refused when enabled (unsupported.ts).
+        oidc: OtherMethod(),
+        github: OtherMethod(),
+        kubernetes: OtherMethod(),
+        jwt: OtherMethod(),
+        cloud: OtherMethod(),
       }),
     }),
     metrics: Section({
@@ -156,6 +196,8 @@ export const ConfigSchema = Type.Object(
       exporter: Type.Literal('prometheus', { default: 'prometheus' }),
       /** Per-flag labels on evaluation metrics; turn off for very large installations. */
       flag_labels: Type.Boolean({ default: true }),
+      /** When set, GET /metrics needs `Authorization: Bearer <token>` (its series name flag keys; ADR 0023). */
+      token: Type.String({ default: '', 'x-secret': true }),
     }),
     tracing: Section({
       enabled: Type.Boolean({ default: false }),
@@ -170,14 +212,56 @@ export const ConfigSchema = Type.Object(
         headers: Type.Record(Type.String(), Type.String(), { default: {}, 'x-secret': true }),
       }),
     }),
-    // Flipt sections Vexil accepts in a Flipt config file but does not act on.
-    ui: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    cors: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    ui: Section({
+      /** false: the dashboard is not served (the API still is). */
+      enabled: Type.Boolean({ default: true }),
+      default_theme: Type.String({ default: 'system' }),
+      topbar: Section({ color: Type.String({ default: '' }), label: Type.String({ default: '' }) }),
+    }),
+    cors: Section({
+      enabled: Type.Boolean({ default: false }),
+      /** Flipt accepts one string as well as a list (load.ts splits it). */
+      allowed_origins: Type.Array(Type.String(), { default: ['*'] }),
+      allowed_headers: Type.Array(Type.String(), { default: [...CORS_DEFAULT_HEADERS] }),
+    }),
     audit: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    diagnostics: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    analytics: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    authorization: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    // Flipt sections accepted without effect, or refused where they would matter (unsupported.ts).
+    /** Vexil never checks for updates nor sends telemetry: accepted, whatever they say. */
+    meta: Section({
+      check_for_updates: Type.Boolean({ default: true }),
+      telemetry_enabled: Type.Boolean({ default: true }),
+      state_directory: Type.String({ default: '' }),
+    }),
+    /** Vexil serves no profiling endpoints, whatever `profiling.enabled` says. */
+    diagnostics: Section({ profiling: Section({ enabled: Type.Boolean({ default: true }) }) }),
+    /** Refused when a storage is enabled: Vexil neither sends evaluation counts anywhere nor charts them. */
+    analytics: Section({
+      storage: Section({
+        clickhouse: Section({
+          enabled: Type.Boolean({ default: false }),
+          url: Type.String({ default: '', 'x-secret': true }),
+        }),
+        prometheus: Section({
+          enabled: Type.Boolean({ default: false }),
+          url: Type.String({ default: '' }),
+          headers: Type.Record(Type.String(), Type.String(), { default: {}, 'x-secret': true }),
+        }),
+      }),
+      buffer: Section({
+        capacity: Type.Optional(Type.Integer()),
+        flush_period: Duration('10s', 'accepted for Flipt config files; not used'),
+      }),
+    }),
+    /** OPA policies: refused when required; the policy sources are accepted (and never shown) otherwise. */
+    authorization: Section({
+      required: Type.Boolean({ default: false }),
+      backend: Type.String({ default: '' }),
+      local: Type.Optional(Type.Unknown({ 'x-secret': true })),
+      object: Type.Optional(Type.Unknown({ 'x-secret': true })),
+      bundle: Type.Optional(Type.Unknown({ 'x-secret': true })),
+      cloud: Type.Optional(Type.Unknown({ 'x-secret': true })),
+    }),
+    /** Empty in Flipt v1.61; an experiment switched on is refused (unsupported.ts). */
     experimental: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
   { additionalProperties: false },

@@ -1,7 +1,7 @@
 // How the server serves the dashboard (src/api/http/routes/ui.ts), through Fastify inject on a
 // stand-in build: files and index.html with security headers, index.html for client-side routes,
 // Flipt's JSON 404 kept for everything under the API prefixes, 503 when the dashboard is not built,
-// and nothing at all on the read tier.
+// and nothing at all on the read tier or with `ui.enabled: false`.
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -201,11 +201,14 @@ describe('dashboard not built', () => {
   });
 });
 
-describe('read tier', () => {
+describe.each([
+  ['on the read tier', { server: { mode: 'read' } }],
+  ["with Flipt's ui.enabled: false", { ui: { enabled: false } }],
+])('%s', (_label, overrides) => {
   it('serves no dashboard', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vexil-ui-read-'));
     writeFileSync(join(dir, 'index.html'), INDEX);
-    const app = await appWith(dir, { server: { mode: 'read' } });
+    const app = await appWith(dir, overrides);
     try {
       const res = await get(app, '/');
       expect(res.statusCode).toBe(404);

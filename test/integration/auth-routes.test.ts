@@ -120,11 +120,8 @@ describe('route coverage of authentication', () => {
       if (access.open && res.status === 401) wrong.push(`${label} (open route)`);
       if (!access.open) {
         if (res.status !== 401) wrong.push(`${label} (protected route)`);
-        // OFREP answers in its own error format, without the header (as Flipt's OFREP handler).
-        else if (
-          !route.url.startsWith('/ofrep') &&
-          res.headers['www-authenticate'] !== 'request was not authenticated'
-        ) {
+        // Every 401, OFREP's included, names the scheme to answer with (RFC 9110 §11.6.1).
+        else if (res.headers['www-authenticate'] !== 'Bearer') {
           wrong.push(`${label} (no WWW-Authenticate)`);
         } else if (
           route.method !== 'HEAD' &&

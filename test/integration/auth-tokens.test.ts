@@ -84,7 +84,7 @@ describeEachBackend('token authentication', (backend) => {
     const afterExpiry = await call(t.app, 'GET', '/api/v1/namespaces', undefined, bearer(clientToken));
     expect(afterExpiry.status).toBe(401);
     expect(afterExpiry.body).toEqual(UNAUTHENTICATED);
-    expect(afterExpiry.headers['www-authenticate']).toBe('request was not authenticated');
+    expect(afterExpiry.headers['www-authenticate']).toBe('Bearer');
     const expiredRecord = await call(t.app, 'GET', `/auth/v1/tokens/${authentication.id}`, undefined, bearer(BOOT));
     expect(Date.parse(expiredRecord.body.expiresAt)).toBeLessThanOrEqual(Date.now());
 
@@ -104,7 +104,7 @@ describeEachBackend('token authentication', (backend) => {
     const reuse = await call(t.app, 'GET', '/api/v1/namespaces', undefined, bearer(token2));
     expect(reuse.status).toBe(401);
     expect(reuse.body).toEqual(UNAUTHENTICATED);
-    expect(reuse.headers['www-authenticate']).toBe('request was not authenticated');
+    expect(reuse.headers['www-authenticate']).toBe('Bearer');
     const gone = await call(t.app, 'GET', `/auth/v1/tokens/${second.body.authentication.id}`, undefined, bearer(BOOT));
     expect(gone.status).toBe(404);
     expect(gone.body).toEqual({
@@ -212,12 +212,13 @@ describeEachBackend('token authentication', (backend) => {
     });
   });
 
-  it('accepts only a well-formed Bearer header, or the dashboard cookie', async () => {
+  it('accepts only a Bearer header, or the dashboard cookie', async () => {
     const cases: [Record<string, string>, number][] = [
       [{}, 401],
       [{ authorization: `Bearer ${BOOT}` }, 200],
-      [{ authorization: `bearer ${BOOT}` }, 401],
-      [{ authorization: `Bearer  ${BOOT}` }, 401],
+      // RFC 9110: the scheme in any case, one or more spaces (Flipt: `Bearer` and one space only).
+      [{ authorization: `bearer ${BOOT}` }, 200],
+      [{ authorization: `Bearer  ${BOOT}` }, 200],
       [{ authorization: 'Bearer ' }, 401],
       [{ authorization: 'Bearer' }, 401],
       [{ authorization: `Basic ${BOOT}` }, 401],
@@ -245,6 +246,8 @@ describeEachBackend('token authentication', (backend) => {
     const created = await call(t.app, 'POST', '/auth/v1/method/token', { name: 'session' }, bearer(BOOT));
     const expire = await call(t.app, 'PUT', '/auth/v1/self/expire', undefined, {
       cookie: `flipt_client_token=${created.body.clientToken}`,
+      // A write authenticated by the cookie must come from this origin (csrf.ts).
+      'sec-fetch-site': 'same-origin',
     });
     expect(expire.status).toBe(200);
     expect([expire.headers['set-cookie']].flat().join('\n')).toMatch(/flipt_client_token=;[^\n]*Max-Age=0/);
@@ -353,7 +356,7 @@ describeEachBackend('token authentication, not required', (backend) => {
     const self = await call(t.app, 'GET', '/auth/v1/self', undefined, bearer(created.body.clientToken));
     expect(self.status).toBe(401);
     expect(self.body).toEqual(UNAUTHENTICATED);
-    expect(self.headers['www-authenticate']).toBe('request was not authenticated');
+    expect(self.headers['www-authenticate']).toBe('Bearer');
     expect((await call(t.app, 'PUT', '/auth/v1/self/expire', undefined, bearer(created.body.clientToken))).status).toBe(
       401,
     );

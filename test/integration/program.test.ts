@@ -81,6 +81,22 @@ describe('the vexil program', () => {
     expect(unknownScheme.stderr.trim()).toBe('vexil: unknown database driver for: "oracle"');
   });
 
+  it('refuses a setting it cannot honour with the same line at start and in `config validate`', () => {
+    const file = join(dir, 'authorization.yml');
+    writeFileSync(file, 'authentication:\n  required: true\nauthorization:\n  required: true\n  backend: local\n');
+    const line =
+      'vexil: invalid config at authorization.required: OPA authorization policies are not supported, so every ' +
+      'valid token would keep full access (set it to false or remove it)';
+    const env = { VEXIL_DB_URL: `file:${join(dir, 'refused.db')}` };
+    for (const args of [['config', 'validate'], ['serve']]) {
+      const res = runVexil(['--config', file, ...args], env);
+      expect(res.status).toBe(1);
+      expect(res.stderr.trim()).toBe(line);
+    }
+    writeFileSync(file, 'authorization:\n  required: false\n  backend: local\n');
+    expect(runVexil(['--config', file, 'config', 'validate'], env).stdout.trim()).toBe('config is valid');
+  });
+
   it('fails with one clear line when the database stays unreachable', () => {
     const res = runVexil(['serve'], {
       VEXIL_DB_URL: 'postgres://postgres@127.0.0.1:1/none',

@@ -51,8 +51,9 @@ export function sendMaybeEncoded(request: FastifyRequest, reply: FastifyReply, b
     reply.send(body);
     return;
   }
-  // No hook of these routes sets Vary, so there is nothing to append to.
-  reply.header('vary', 'accept-encoding');
+  // Only CORS (cors.ts) may have set Vary already, to Origin.
+  const vary = reply.getHeader('vary');
+  reply.header('vary', vary === undefined ? 'accept-encoding' : `${vary}, accept-encoding`);
   reply.header('content-encoding', encoding);
   if (size <= COMPRESS_AT_ONCE_LIMIT) {
     reply.send(encoding === 'gzip' ? gzipSync(body) : deflateSync(body));

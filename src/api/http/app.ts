@@ -19,6 +19,7 @@ import { GrpcCode } from '../../domain/errors.js';
 import { Metrics } from '../../telemetry/metrics.js';
 import { Tracing } from '../../telemetry/tracing.js';
 import { COMPRESSION_ENCODINGS, COMPRESSION_THRESHOLD } from './answer-encoding.js';
+import { answerConnect } from './connect-method.js';
 import { sendError, sendErrorBody } from './error-handler.js';
 import type { HttpApp, NotFoundFallback } from './http-app.js';
 import { sendOfrepError } from './ofrep-errors.js';
@@ -127,7 +128,10 @@ class RouteTable {
   }
 
   hasOtherMethod(method: string, path: string): boolean {
-    return this.#patterns.some((p) => p.method !== method && p.method !== 'HEAD' && p.regex.test(path));
+    // HEAD and OPTIONS (the CORS preflight route, `*`) are answered for paths that have other methods.
+    return this.#patterns.some(
+      (p) => p.method !== method && p.method !== 'HEAD' && p.method !== 'OPTIONS' && p.regex.test(path),
+    );
   }
 }
 
@@ -166,6 +170,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpApp;
   const logger: Logger = options.logger === false ? pino({ level: 'silent' }) : options.logger;
   app.decorate('logger', logger);
+  answerConnect(app.server);
   const stopWatchingWrites = closeStalledWrites(app.server, options.writeTimeoutMs ?? WRITE_TIMEOUT_MS);
   app.addHook('onClose', async () => stopWatchingWrites());
 

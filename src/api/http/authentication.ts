@@ -3,6 +3,8 @@
 // - onRequest: a protected route (its kind's access, route-kinds.ts) needs a live token (Bearer header or the
 //   dashboard cookie), else 401 `request was not authenticated` with the WWW-Authenticate header;
 //   it runs before body parsing and validation, so an unauthenticated bad request gets 401, not 400.
+//   Two Authorization headers are 400 (a proxy may have read the other one); a write authenticated by
+//   the cookie alone must pass the cross-site check of csrf.ts, else 403.
 // - preValidation: a token restricted to a namespace may only address that namespace, else 403
 //   (Flipt answers 401 here; see the README's compatibility notes). It runs once the body is parsed.
 // A token is looked up by hash in the database the first time this instance sees it; after that the
@@ -12,12 +14,19 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { allowsNamespaceScopedTokens, isExcluded } from '../../auth/access-groups.js';
 import { hashClientToken } from '../../auth/client-token.js';
-import { clearedSessionCookies, cookieValue, presentedToken, TOKEN_COOKIE } from '../../auth/credentials.js';
+import {
+  clearedSessionCookies,
+  cookieValue,
+  presentedToken,
+  repeatsAuthorization,
+  TOKEN_COOKIE,
+} from '../../auth/credentials.js';
 import { namespaceAllowed } from '../../auth/namespace-scope.js';
 import type { Config } from '../../config/schema.js';
 import { type Authentication, tokenNamespace } from '../../domain/authentication.js';
-import { PermissionDeniedError, UnauthenticatedError } from '../../domain/errors.js';
+import { InvalidArgumentError, PermissionDeniedError, UnauthenticatedError } from '../../domain/errors.js';
 import type { AuthService } from '../../services/auth.js';
+import { isStateChanging, mayWriteWithCookie, trustedOrigins } from './csrf.js';
 import type { HttpApp } from './http-app.js';
 import { policyOf, type RouteAccess } from './route-kinds.js';
 
@@ -49,6 +58,10 @@ export interface AuthenticationDeps {
   auth: AuthService;
 }
 
+export const REPEATED_AUTHORIZATION = 'request has more than one Authorization header';
+export const CROSS_SITE_WRITE =
+  'cross-site request refused: a write authenticated by cookie must come from this origin';
+
 /** Call before any route is registered. */
 export function installAuthentication(app: HttpApp, { config, auth }: AuthenticationDeps): void {
   app.decorateRequest('authentication', null);
@@ -60,6 +73,7 @@ export function installAuthentication(app: HttpApp, { config, auth }: Authentica
   }
   if (!settings.required) return;
 
+  const trusted = trustedOrigins(settings.session.csrf.trusted_origins);
   // Each route's access follows from its kind; found on a route's first request and kept by template.
   const decisions = new Map<string, RouteAccess>();
   const accessOf = (request: FastifyRequest, url: string): RouteAccess => {
@@ -87,6 +101,12 @@ export function installAuthentication(app: HttpApp, { config, auth }: Authentica
 
     const token = presentedToken(request.headers);
     if (token === undefined || token === '') return reject(request, reply, url, done);
+    if (request.headers.authorization !== undefined) {
+      if (repeatsAuthorization(request.raw.rawHeaders)) return done(new InvalidArgumentError(REPEATED_AUTHORIZATION));
+    } else if (isStateChanging(request.method) && !mayWriteWithCookie(request, trusted)) {
+      // The token came from the cookie, which a browser also sends with other sites' requests (csrf.ts).
+      return done(new PermissionDeniedError(CROSS_SITE_WRITE));
+    }
     const accept = (found: Authentication | null | undefined) => {
       if (!found) return reject(request, reply, url, done);
       request.authentication = found;

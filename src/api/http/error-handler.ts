@@ -7,10 +7,16 @@ import { type ErrorBody, mapError } from './error-mapping.js';
 import { setRequestIdHeader } from './request-telemetry.js';
 import { wantsPretty } from './wire.js';
 
+/**
+ * The challenge of every 401 (RFC 9110 §11.6.1 requires one): the scheme a client should answer with.
+ * Flipt copies its error message into the header, which no client can read as a challenge.
+ */
+export const BEARER_CHALLENGE = 'Bearer';
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const { status, body } = mapError(err);
   if (status >= 500) request.server.logger.error({ requestId: request.id, err }, 'request failed');
-  if (status === 401) reply.header('www-authenticate', body.message);
+  if (status === 401) reply.header('www-authenticate', BEARER_CHALLENGE);
   return sendErrorBody(request, reply.code(status), body);
 }
 

@@ -4,6 +4,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, GrpcCode } from '../../domain/errors.js';
 import { FlagFailure } from '../../services/ofrep.js';
+import { BEARER_CHALLENGE } from './error-handler.js';
 import { httpStatusOf } from './error-mapping.js';
 import { setRequestIdHeader } from './request-telemetry.js';
 import type { OfrepErrorBody, OfrepErrorCode } from './schemas/ofrep.js';
@@ -69,6 +70,7 @@ export function ofrepError(err: unknown, request: FastifyRequest): { status: num
 export function sendOfrepError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const { status, body } = ofrepError(err, request);
   setRequestIdHeader(reply);
+  if (status === 401) reply.header('www-authenticate', BEARER_CHALLENGE);
   // As text: the schema's serializer would write the optional `key` after the required fields, and
   // Flipt writes it first.
   return reply.code(status).type('application/json').send(JSON.stringify(body));

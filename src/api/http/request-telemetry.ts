@@ -117,8 +117,13 @@ interface RequestSpan {
 }
 
 /** Echoes the request id (see requestIdOf) on the response. */
+/**
+ * The headers every answer carries, set where each answer's headers are written (no hook of its own):
+ * the request id, and nosniff, so that no browser reads a JSON answer echoing input as a page or script.
+ */
 export function setRequestIdHeader(reply: FastifyReply): void {
   reply.header('x-request-id', reply.request.id);
+  reply.header('x-content-type-options', 'nosniff');
 }
 
 export function installHttpTelemetry(app: HttpApp, telemetry: HttpTelemetry): void {

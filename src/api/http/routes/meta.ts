@@ -24,10 +24,9 @@ const GO_ARCH: Record<string, string> = {
 };
 
 function uiSettings(config: Config): MetaInfo['ui'] {
-  const ui = (config.ui ?? {}) as { default_theme?: unknown; topbar?: { color?: unknown } };
-  const theme = typeof ui.default_theme === 'string' && ui.default_theme !== '' ? ui.default_theme : 'system';
-  const color = ui.topbar?.color;
-  return typeof color === 'string' && color !== '' ? { theme, topbarColor: color } : { theme };
+  const theme = config.ui.default_theme !== '' ? config.ui.default_theme : 'system';
+  const color = config.ui.topbar.color;
+  return color !== '' ? { theme, topbarColor: color } : { theme };
 }
 
 export function metaInfo(config: Config, env: NodeJS.ProcessEnv = process.env): MetaInfo {

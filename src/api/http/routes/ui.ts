@@ -54,8 +54,8 @@ export interface UiOptions {
 }
 
 export async function uiRoutes(app: HttpApp, { config }: RouteDeps, options: UiOptions = {}): Promise<void> {
-  // The read tier serves evaluations only (DESIGN.md "Tiers").
-  if (config.server.mode === 'read') return;
+  // The read tier serves evaluations only (DESIGN.md "Tiers"); Flipt's `ui.enabled: false` turns it off.
+  if (config.server.mode === 'read' || !config.ui.enabled) return;
   const dist = options.distDir ?? UI_DIST;
   const indexFile = join(dist, 'index.html');
   if (!existsSync(indexFile))
