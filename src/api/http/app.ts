@@ -24,8 +24,8 @@ import type { HttpApp, NotFoundFallback } from './http-app.js';
 import { sendOfrepError } from './ofrep-errors.js';
 import { type HttpTelemetry, installHttpTelemetry, startRequest } from './request-telemetry.js';
 import { addRouteHook } from './route-hooks.js';
-import { discardTooLargeBodies } from './too-large-bodies.js';
 import { policyOf, recordRouteKinds } from './route-kinds.js';
+import { discardTooLargeBodies } from './too-large-bodies.js';
 import { camelizeKeys, indentJson, wantsPretty, withGoStrings } from './wire.js';
 import { closeStalledWrites, WRITE_TIMEOUT_MS } from './write-timeout.js';
 
