@@ -8,8 +8,11 @@
 // request in flight on each is found through the connection when the drain starts.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Server as NetServer, type Socket } from 'node:net';
 import { Server as TlsServer } from 'node:tls';
+
+/** Stops accepting without http.Server's own close, which also closes idle connections at once. */
+const netClose = NetServer.prototype.close;
 
 /** Node's own link from a connection to the response it is writing (or will write) next. */
 type HttpSocket = Socket & { _httpMessage?: ServerResponse | null };
@@ -57,9 +60,13 @@ export class HttpDrain {
         // Answered, its last bytes still leaving, on a connection that stays open: close it after them.
         else response.once('close', () => socket.destroySoon());
       }
-      // Node closes the connections that are between requests or have sent nothing yet, and keeps those
-      // with a request partly read (their request arrives through the listener above).
-      this.#server.close();
+      // No new connection. Then, a turn later, Node closes those between requests or that have sent
+      // nothing yet, and keeps those with a request partly read (it arrives through the listener
+      // above). The turn lets the server read what has already arrived: a request sent just before the
+      // signal is then in flight, not reset with its connection (Node's server.close() would close
+      // such a connection at once, as idle, and so did the old shutdown).
+      netClose.call(this.#server);
+      setImmediate(() => this.#server.closeIdleConnections());
     }
     return new Promise((resolve) => {
       if (this.#inFlight.size === 0) return resolve();
