@@ -302,14 +302,14 @@ export function goJson(value: unknown): string {
   return text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** fmt's %v of a float64. */
+/** fmt's %v of a float64: strconv's shortest 'g', whose exponent form starts at 1e+06 and below 1e-04. */
 function goFloat(n: number): string {
   if (Number.isNaN(n)) return 'NaN';
   if (!Number.isFinite(n)) return n > 0 ? '+Inf' : '-Inf';
   if (n === 0) return Object.is(n, -0) ? '-0' : '0';
   const [mantissa, exponentText] = n.toExponential().split('e') as [string, string];
   const exponent = Number(exponentText);
-  if (exponent < -4 || exponent >= 21) {
+  if (exponent < -4 || exponent >= 6) {
     const abs = Math.abs(exponent);
     return `${mantissa}e${exponent < 0 ? '-' : '+'}${abs < 10 ? `0${abs}` : abs}`;
   }
