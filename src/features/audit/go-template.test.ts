@@ -34,8 +34,16 @@ function render(body: string, data: unknown = templateDataOf(event)): string {
 describe('go template: rendering', () => {
   it.each([
     ['text only', 'plain {}', 'plain {}'],
-    ['top-level fields', '{{ .Type }}:{{ .Action }} {{.Version}} {{ .Status }} {{ .Timestamp }}', 'flag:created 0.2 success 2026-11-27T12:00:00Z'],
-    ['actor fields by Go names', '{{ .Metadata.Actor.Authentication }} {{ .Metadata.Actor.IP }} [{{ .Metadata.Actor.Email }}]', 'token 10.0.0.1 []'],
+    [
+      'top-level fields',
+      '{{ .Type }}:{{ .Action }} {{.Version}} {{ .Status }} {{ .Timestamp }}',
+      'flag:created 0.2 success 2026-11-27T12:00:00Z',
+    ],
+    [
+      'actor fields by Go names',
+      '{{ .Metadata.Actor.Authentication }} {{ .Metadata.Actor.IP }} [{{ .Metadata.Actor.Email }}]',
+      'token 10.0.0.1 []',
+    ],
     ['payload keys', '{{ .Payload.key }} {{ .Payload.enabled }}', 'dark-mode true'],
     ['a missing payload key', '{{ .Payload.nope }}', '<no value>'],
     ['a null payload value', '{{ .Payload.nothing }}', '<nil>'],
@@ -44,18 +52,30 @@ describe('go template: rendering', () => {
     ['toJson of the payload', '{{ toJson .Payload.nested }}', '{"z":1,"a":"x"}'],
     ['toJson escapes HTML as Go', '{{ toJson .Payload.name }}', '"Dark \\u003cmode\\u003e \\u0026 more"'],
     ['toJson in a pipe', '{{ .Payload.tags | toJson }}', '["a","b"]'],
-    ['toJson of a struct uses json names', '{{ toJson .Metadata }}', '{"actor":{"authentication":"token","ip":"10.0.0.1","name":"ci"}}'],
+    [
+      'toJson of a struct uses json names',
+      '{{ toJson .Metadata }}',
+      '{"actor":{"authentication":"token","ip":"10.0.0.1","name":"ci"}}',
+    ],
     ['toJson of a missing key', '{{ toJson .Payload.nope }}', 'null'],
     ['if true', '{{ if .Payload.enabled }}on{{ end }}', 'on'],
     ['if empty string is false', '{{ if .Payload.empty }}yes{{ else }}no{{ end }}', 'no'],
-    ['else if', '{{ if .Payload.empty }}1{{ else if .Payload.nope }}2{{ else if .Payload.key }}3{{ else }}4{{ end }}', '3'],
+    [
+      'else if',
+      '{{ if .Payload.empty }}1{{ else if .Payload.nope }}2{{ else if .Payload.key }}3{{ else }}4{{ end }}',
+      '3',
+    ],
     ['range over a list', '{{ range .Payload.tags }}<{{ . }}>{{ end }}', '<a><b>'],
     ['range over a map, keys sorted', '{{ range .Payload.nested }}{{ . }};{{ end }}', 'x;1;'],
     ['range else on nothing', '{{ range .Payload.nope }}x{{ else }}none{{ end }}', 'none'],
     ['$ inside range', '{{ range .Payload.tags }}{{ $.Type }}-{{ . }} {{ end }}', 'flag-a flag-b '],
     ['trim markers', 'a  {{- .Type -}}  \n b', 'aflagb'],
     ['comments', 'x{{/* a comment */}}y', 'xy'],
-    ['a Flipt Slack body', '{"text": "{{ .Type }} {{ .Action }} by {{ .Metadata.Actor.IP }}", "p": {{ toJson .Payload.tags }}}', '{"text": "flag created by 10.0.0.1", "p": ["a","b"]}'],
+    [
+      'a Flipt Slack body',
+      '{"text": "{{ .Type }} {{ .Action }} by {{ .Metadata.Actor.IP }}", "p": {{ toJson .Payload.tags }}}',
+      '{"text": "flag created by 10.0.0.1", "p": ["a","b"]}',
+    ],
   ])('%s', (_name, body, expected) => {
     expect(render(body)).toBe(expected);
   });
@@ -79,7 +99,9 @@ describe('go template: rendering', () => {
   });
 
   it('encodes JSON as encoding/json does', () => {
-    expect(goJson({ a: '<&>\u2028', b: [1, 2.5], c: null })).toBe('{"a":"\\u003c\\u0026\\u003e\\u2028","b":[1,2.5],"c":null}');
+    expect(goJson({ a: '<&>\u2028', b: [1, 2.5], c: null })).toBe(
+      '{"a":"\\u003c\\u0026\\u003e\\u2028","b":[1,2.5],"c":null}',
+    );
   });
 });
 
