@@ -31,8 +31,8 @@ describe('audit delivery gaps', () => {
 
   it('drops gaps watched longer than the watch time', () => {
     const state = markHandled(markHandled(start, 14, 1_000), 20, 5_000);
-    expect(expireGaps(state, 4_000, 3_500).gaps).toEqual([[15, 19, 5_000]]);
-    expect(expireGaps(state, 4_000, 10_000)).toBe(state);
+    expect(expireGaps(state, 6_000, 3_500).gaps).toEqual([[15, 19, 5_000]]);
+    expect(expireGaps(state, 6_000, 10_000)).toBe(state);
   });
 
   it('keeps at most MAX_GAPS ranges, the newest', () => {
