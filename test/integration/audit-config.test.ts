@@ -110,7 +110,7 @@ describe('audit config', () => {
     );
   });
 
-  it('`vexil config validate` and `vexil serve` refuse an enabled kafka sink with one line', () => {
+  it('`vexil config validate` and `vexil serve` refuse an enabled kafka sink, and validate a bad template, with one line', () => {
     const dir = mkdtempSync(join(tmpdir(), 'vexil-audit-config-'));
     try {
       const file = join(dir, 'config.yml');
@@ -126,8 +126,18 @@ describe('audit config', () => {
       const serve = runVexil(['--config', file, 'serve'], { VEXIL_DB_URL: `file:${join(dir, 'v.db')}` });
       expect(serve.status).toBe(1);
       expect(serve.stderr).toBe(line);
+
+      writeFileSync(
+        file,
+        'audit:\n  sinks:\n    webhook:\n      enabled: true\n      templates:\n        - url: http://127.0.0.1:1/x\n          body: \'{"t": "{{ with .Payload }}x{{ end }}"}\'\n',
+      );
+      const template = runVexil(['--config', file, 'config', 'validate']);
+      expect(template.status).toBe(1);
+      expect(template.stderr).toMatch(
+        /^vexil: invalid config at audit\.sinks\.webhook\.templates\[0\]\.body: "with" at offset \d+ is not supported \(Vexil's templates support field access, toJson, if, else, range and end\)\n$/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 90_000);
 });

@@ -15,7 +15,7 @@ import { type App, buildApp } from '../../src/app/build-app.js';
 import { loadConfig } from '../../src/config/load.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { flagState, insertChanges, Receiver, type ChangeRow as Row, waitFor } from '../helpers/audit.js';
-import { describeEachBackend } from '../helpers/backends.js';
+import { createTestDatabase, describeEachBackend } from '../helpers/backends.js';
 
 const SECRET = 'audit-signing-secret';
 const STAMP = '2026-11-27T10:00:00.000Z';
@@ -435,6 +435,36 @@ describeEachBackend('audit sinks', (backend) => {
       await t?.close();
       t = undefined;
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('writes AUDIT lines to the log when the log sink has no file, whatever log.level says', async () => {
+    const lines: string[] = [];
+    const stream = { write: (line: string) => lines.push(line) };
+    const database = await createTestDatabase(backend);
+    const config = loadConfig({
+      env: {},
+      overrides: { db: { url: database.url }, ...listening, audit: { sinks: { log: { enabled: true } } } },
+    });
+    const app = await buildApp(config, { logger: pino({ level: 'warn' }, stream) });
+    try {
+      await app.listen();
+      await insertChanges(app.db.kysely, [(WRITES[0] as (typeof WRITES)[number]).row]);
+      await waitFor('the AUDIT line', () => lines.some((l) => l.includes('"AUDIT"')));
+      const line = JSON.parse(lines.find((l) => l.includes('"AUDIT"')) as string);
+      expect(line).toMatchObject({
+        level: 30,
+        msg: 'AUDIT',
+        version: '0.2',
+        type: 'flag',
+        action: 'created',
+        status: 'success',
+      });
+      expect(line.payload).toEqual(WRITES[0]?.payload);
+      expect(line.metadata).toEqual({ actor: ACTOR });
+    } finally {
+      await app.close();
+      await database.drop();
     }
   });
 
