@@ -80,7 +80,5 @@ export function auditConfigProblem(audit: Config['audit']): string | undefined {
   }
   const events = auditEventPairs(audit.events);
   if ('error' in events) return `audit.events: ${events.error}`;
-  const retentionMs = parseDuration(audit.retention);
-  if (retentionMs !== undefined && retentionMs <= 0) return 'audit.retention: must be greater than 0';
   return undefined;
 }
