@@ -84,8 +84,16 @@ describeEachBackend('audit webhook through the API', (backend) => {
       ['rule', 'updated'],
       ['variant', 'deleted'],
     ];
-    await waitFor('the token event', () => receiver.received.some((r) => r.json.type === 'token'));
-    const events = receiver.received.map((r) => r.json);
+    const isDeployToken = (e: { type: string; payload: Record<string, string> }) =>
+      e.type === 'token' && e.payload['io.flipt.auth.token.name'] === 'deploy';
+    await waitFor('the new token event', () => receiver.received.some((r) => isDeployToken(r.json)));
+    // The bootstrap token, made at start after the sink was set up, is the first event.
+    expect(receiver.received[0]?.json).toMatchObject({
+      type: 'token',
+      action: 'created',
+      metadata: { actor: { authentication: 'bootstrap' } },
+    });
+    const events = receiver.received.slice(1).map((r) => r.json);
     // A flag's delete may also record the deletes of what went with it; the writes above come in order.
     const main = events.filter((e) => !(e.action === 'deleted' && e.type !== 'flag' && e.type !== 'variant'));
     expect(main.slice(0, expected.length).map((e) => [e.type, e.action])).toEqual(expected);
@@ -106,7 +114,7 @@ describeEachBackend('audit webhook through the API', (backend) => {
       namespace_key: 'default',
       default_variant: 'new',
     });
-    expect(events.find((e) => e.type === 'token')?.payload).toMatchObject({ 'io.flipt.auth.token.name': 'deploy' });
+    expect(events.find(isDeployToken)?.payload).toMatchObject({ 'io.flipt.auth.token.description': 'for CI' });
     for (const event of events) {
       expect(event.metadata.actor.authentication).toBe('token');
       expect(event.status).toBe('success');
