@@ -24,6 +24,7 @@ import { RevisionPoller } from '../cache/revision-poller.js';
 import type { SnapshotCache } from '../cache/snapshot-cache.js';
 import { ConfigError, deprecatedKeysInUse, ms } from '../config/load.js';
 import type { Config } from '../config/schema.js';
+import { type AuditDeliveries, createAuditDeliveries } from '../features/audit/index.js';
 import { VERSION } from '../runtime/version.js';
 import { createServices, type Services } from '../services/index.js';
 import { type Db, dialectOf, openDb, waitForDb } from '../storage/db.js';
@@ -157,11 +158,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   // Token authentication: the bootstrap token exists before the first request; cleanup runs from listen().
   let tokenCleanup: TokenCleanupJob | undefined;
+  // Audit sinks, fed from the changes table (features/audit): ready before the first write, run from listen().
+  let audit: AuditDeliveries | undefined;
   try {
+    audit = createAuditDeliveries(config.audit, { db: db.kysely, logger, metrics });
+    await audit.prepare();
+    const wakeAudit = audit;
+    services.changes.subscribe(() => wakeAudit.wake());
     tokenCleanup = createTokenCleanup(db.kysely, config, logger);
     await bootstrapTokenAuthentication(services.auth, config, logger);
     await applySeed(services.documents, config, logger);
   } catch (err) {
+    await audit?.stop().catch(() => {});
     await db.close().catch(() => {});
     throw err;
   }
@@ -251,6 +259,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       const httpPort = typeof address === 'object' && address ? address.port : port;
       const grpcPort = await grpc.listen(config.server.host, config.server.grpc_port);
       tokenCleanup?.start();
+      audit?.start();
       revisionPoller.start();
       return { httpPort, grpcPort };
     },
@@ -264,7 +273,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         );
         // Every request has been answered or cut, and the gRPC server is shut down (a second tryShutdown
         // after forceShutdown would never call back): what the requests used can go now.
-        await Promise.allSettled([http.close(), tokenCleanup?.stop()]);
+        await Promise.allSettled([http.close(), tokenCleanup?.stop(), audit?.stop()]);
         stopCountingCleanups();
         const closed = (async () => {
           await redisCache?.close();

@@ -5,6 +5,7 @@ import closeWithGrace from 'close-with-grace';
 import { Command } from 'commander';
 import type { Logger } from 'pino';
 import { buildApp } from '../app/build-app.js';
+import { checkStartupConfig } from '../app/check-config.js';
 import { ConfigError, loadConfig, ms } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { VERSION } from '../runtime/version.js';
@@ -124,7 +125,12 @@ export function buildCli(): Command {
     .command('validate')
     .description('check the configuration (file and VEXIL_* environment) and exit')
     .action(() => {
-      config(program.opts());
+      const cfg = config(program.opts());
+      try {
+        checkStartupConfig(cfg);
+      } catch (err) {
+        fail(describeError(err));
+      }
       process.stdout.write('config is valid\n');
     });
 

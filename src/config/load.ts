@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { TSchema } from 'typebox';
 import Value from 'typebox/value';
 import { parse as parseYaml } from 'yaml';
+import { auditConfigProblem } from './audit.js';
 import { parseDuration } from './duration.js';
 import { dropInertSettings, listsFromStrings, unsupportedSetting } from './flipt-sections.js';
 import { type Config, ConfigSchema } from './schema.js';
@@ -196,6 +197,8 @@ export function loadConfig(options: LoadOptions = {}): Config {
       if (config.server[key] === '') throw new ConfigError(`invalid config at server.${key}: required with https`);
     }
   }
+  const auditProblem = auditConfigProblem(config.audit);
+  if (auditProblem) throw new ConfigError(`invalid config at ${auditProblem}`);
   config.log.level = pinoLevel(config.log.level) as Config['log']['level'];
   config.log.grpc_level = pinoLevel(config.log.grpc_level) as Config['log']['grpc_level'];
   return config;

@@ -224,7 +224,46 @@ export const ConfigSchema = Type.Object(
       allowed_origins: Type.Array(Type.String(), { default: ['*'] }),
       allowed_headers: Type.Array(Type.String(), { default: [...CORS_DEFAULT_HEADERS] }),
     }),
-    audit: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    // Flipt's audit sinks, fed from the stored changes (features/audit); config/audit.ts checks the rest.
+    audit: Section({
+      sinks: Section({
+        log: Section({
+          enabled: Type.Boolean({ default: false }),
+          /** One JSON line per event appended here; '' writes them to the log. */
+          file: Type.String({ default: '' }),
+          encoding: Type.Union([Type.Literal(''), Type.Literal('json'), Type.Literal('console')], { default: '' }),
+        }),
+        webhook: Section({
+          enabled: Type.Boolean({ default: false }),
+          url: Type.String({ default: '' }),
+          signing_secret: Type.String({ default: '', 'x-secret': true }),
+          max_backoff_duration: Duration('15s', 'longest wait between two attempts at one event'),
+          templates: Type.Array(
+            Type.Object(
+              {
+                url: Type.String({ minLength: 1 }),
+                body: Type.String(),
+                headers: Type.Record(Type.String(), Type.String(), { default: {} }),
+              },
+              { additionalProperties: false },
+            ),
+            { default: [] },
+          ),
+        }),
+        // Flipt's sinks Vexil does not build: accepted in the file, refused when enabled (config/audit.ts).
+        kafka: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+        cloud: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      }),
+      /** Flipt's `type:action` filters (`flag:*`, `*:deleted`); every event by default. */
+      events: Type.Array(Type.String(), { default: ['*:*'] }),
+      /** Flipt's batching; validated as Flipt does, but delivery never waits for it. */
+      buffer: Section({
+        capacity: Type.Integer({ default: 2 }),
+        flush_period: Duration('2m', 'accepted for Flipt config files; delivery does not wait for it'),
+      }),
+      /** How long change rows are kept (the cleanup job deletes older ones). */
+      retention: Duration('2160h', 'age after which recorded changes are deleted'),
+    }),
     // Flipt sections accepted without effect, or refused where they would matter (unsupported.ts).
     /** Vexil never checks for updates nor sends telemetry: accepted, whatever they say. */
     meta: Section({

@@ -99,3 +99,33 @@ export async function readLock(db: Executor, operation: string): Promise<LockEnt
 }
 
 export const sqlOperationLockStore: OperationLockStore = { ensureRow: ensureLockRow, lockRow: lockOperationRow };
+
+/**
+ * Extends the lease won as `version` to `leaseMs` from `now`; false when another instance has won the
+ * lease since (its acquisition changed the version), so a holder that paused too long learns it lost.
+ */
+export async function renewLock(
+  db: Executor,
+  operation: string,
+  version: number,
+  leaseMs: number,
+  now = new Date(),
+): Promise<boolean> {
+  const result = await db
+    .updateTable('operation_lock')
+    .set({ acquired_until: new Date(now.getTime() + leaseMs) })
+    .where('operation', '=', operation)
+    .where('version', '=', version)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Ends the lease won as `version` now, so another instance may take it at once (a clean stop). */
+export async function releaseLock(db: Executor, operation: string, version: number, now = new Date()): Promise<void> {
+  await db
+    .updateTable('operation_lock')
+    .set({ acquired_until: now })
+    .where('operation', '=', operation)
+    .where('version', '=', version)
+    .execute();
+}

@@ -179,6 +179,15 @@ export interface ChangesTable {
   reverts: ColumnType<number | string | null, number | null, number | null>;
 }
 
+/** How far one audit sink has delivered the changes (migration 005). */
+export interface AuditDeliveryTable {
+  sink: string;
+  delivered_through: ColumnType<number | string, number, number>;
+  /** JSON [[from, to, firstSeenMs], …]: id ranges below delivered_through still watched for late commits. */
+  gaps: string;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   namespaces: NamespacesTable;
   flags: FlagsTable;
@@ -196,4 +205,5 @@ export interface Database {
   operation_lock: OperationLockTable;
   seed_state: SeedStateTable;
   changes: ChangesTable;
+  audit_delivery: AuditDeliveryTable;
 }

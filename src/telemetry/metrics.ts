@@ -95,7 +95,7 @@ interface HistogramSeries {
 
 /** A Prometheus counter in the shape prom-client's Registry renders (name, help, type, get()). */
 class CounterFamily {
-  readonly type = 'counter';
+  readonly type: string = 'counter';
   readonly #series: CounterSeries[] = [];
   readonly index: SeriesIndex<CounterSeries>;
 
@@ -124,6 +124,11 @@ class CounterFamily {
       values: this.#series.map((s) => ({ labels: s.labels, value: s.value })),
     };
   }
+}
+
+/** A Prometheus gauge in the shape prom-client's Registry renders: a value per label set, set not added. */
+class GaugeFamily extends CounterFamily {
+  override readonly type = 'gauge';
 }
 
 /** A Prometheus histogram in the shape prom-client's Registry renders. */
@@ -197,6 +202,8 @@ export class Metrics {
   readonly #snapshotCompilations: CounterFamily;
   readonly #snapshotDuration: HistogramFamily;
   readonly #tokensDeleted: CounterFamily;
+  readonly #auditWebhookDeliveries: CounterFamily;
+  readonly #auditDeliveryLag: GaugeFamily;
 
   constructor(options: MetricsOptions) {
     this.enabled = options.enabled;
@@ -284,6 +291,18 @@ export class Metrics {
       'vexil_auth_expired_tokens_deleted_total',
       'Expired authentication tokens deleted by the cleanup job',
     );
+    this.#auditWebhookDeliveries = counter(
+      'vexil_audit_webhook_deliveries_total',
+      'Audit events sent to a webhook, by sink and result (delivered, retry, rejected, invalid)',
+      ['sink', 'result'],
+    );
+    this.#auditDeliveryLag = this.#register(
+      new GaugeFamily(
+        'vexil_audit_delivery_lag_seconds',
+        'Age of the oldest recorded change an audit sink has not delivered yet (0 when none), by sink',
+        ['sink'],
+      ),
+    );
   }
 
   #register<F extends CounterFamily | HistogramFamily>(family: F): F {
@@ -366,6 +385,16 @@ export class Metrics {
   /** Expired tokens deleted by one run of the cleanup job. */
   tokensDeleted(count: number): void {
     if (this.enabled && count > 0) this.#tokensDeleted.index.get('').value += count;
+  }
+
+  /** One attempt to send an audit event to a webhook sink (`sink` names a configured sink). */
+  auditWebhookDelivery(sink: string, result: string): void {
+    if (this.enabled) this.#auditWebhookDeliveries.index.get(sink, result).value += 1;
+  }
+
+  /** How long the oldest change the audit sink has not delivered has waited. */
+  auditDeliveryLag(sink: string, seconds: number): void {
+    if (this.enabled) this.#auditDeliveryLag.index.get(sink).value = seconds;
   }
 
   /** The Prometheus text exposition of every metric. */

@@ -20,7 +20,13 @@ import {
 } from '../helpers/backends.js';
 import { ROOT } from '../helpers/process.js';
 
-const ALL_MIGRATIONS = ['001-initial-schema', '002-foreign-key-indexes', '003-seed-state', '004-changes'];
+const ALL_MIGRATIONS = [
+  '001-initial-schema',
+  '002-foreign-key-indexes',
+  '003-seed-state',
+  '004-changes',
+  '005-audit-delivery',
+];
 
 /** Runs `vexil <args>` without blocking the event loop, so several can run at once. */
 function vexil(

@@ -19,7 +19,13 @@ describeEachBackend('migrations', (backend) => {
 
   it('migrates a fresh database and seeds the protected default namespace', async () => {
     const first = await migrateToLatest(db.kysely, db.dialect);
-    expect(first.applied).toEqual(['001-initial-schema', '002-foreign-key-indexes', '003-seed-state', '004-changes']);
+    expect(first.applied).toEqual([
+      '001-initial-schema',
+      '002-foreign-key-indexes',
+      '003-seed-state',
+      '004-changes',
+      '005-audit-delivery',
+    ]);
     const ns = await db.kysely.selectFrom('namespaces').selectAll().execute();
     expect(ns).toHaveLength(1);
     expect(ns[0]?.key).toBe('default');

@@ -116,6 +116,7 @@ describe.skipIf(!postgres)(
         '002-foreign-key-indexes',
         '003-seed-state',
         '004-changes',
+        '005-audit-delivery',
       ]);
     });
 

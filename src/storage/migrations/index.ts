@@ -6,6 +6,7 @@ import { initialSchema } from './001-initial-schema.js';
 import { foreignKeyIndexes } from './002-foreign-key-indexes.js';
 import { seedState } from './003-seed-state.js';
 import { changes } from './004-changes.js';
+import { auditDelivery } from './005-audit-delivery.js';
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
@@ -13,6 +14,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '002-foreign-key-indexes': foreignKeyIndexes(dialect),
     '003-seed-state': seedState(dialect),
     '004-changes': changes(dialect),
+    '005-audit-delivery': auditDelivery(dialect),
   };
 }
 

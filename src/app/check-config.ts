@@ -1,0 +1,13 @@
+// Checks of the config that need more than its schema and load.ts: what the composition root would
+// refuse at start before touching the database (today: audit template bodies). `vexil config
+// validate` runs them too, so it says the same line as a start would.
+
+import type { Logger } from 'pino';
+import pino from 'pino';
+import type { Config } from '../config/schema.js';
+import { buildAuditSinks } from '../features/audit/index.js';
+
+/** Throws the ConfigError a start would throw for this config. */
+export function checkStartupConfig(config: Config, logger: Logger = pino({ level: 'silent' })): void {
+  buildAuditSinks(config.audit, logger);
+}
