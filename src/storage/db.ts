@@ -20,10 +20,10 @@ import {
 import type { Pool as MysqlPool } from 'mysql2';
 import type pg from 'pg';
 import { CockroachDialect, cockroachTypes, pgLockSessionFactory } from './cockroach.js';
+import { withDriverEdge } from './driver-edge.js';
 import { loadMysql, loadPg } from './drivers.js';
 import type { Database } from './schema.js';
 import { SqliteValuesPlugin } from './sqlite-values-plugin.js';
-import { withUnavailableErrors } from './unavailable-errors.js';
 
 export type DialectName = 'sqlite' | 'postgres' | 'mysql' | 'cockroachdb';
 
@@ -232,7 +232,7 @@ export function openDb(options: DbOptions): Db {
   }
   // A lost connection becomes UnavailableError, text no database stores a ValidationError (or a lookup
   // that finds nothing), the same on every database.
-  dialect = withUnavailableErrors(dialect);
+  dialect = withDriverEdge(dialect);
   const kysely = new Kysely<Database>({ dialect, plugins, ...(options.log ? { log: options.log } : {}) });
   return { kysely, dialect: dialectName, describe, close: () => kysely.destroy() };
 }

@@ -1,6 +1,6 @@
 // Text no database here stores as given: NUL (PostgreSQL refuses it, failing the whole statement) and
 // unpaired UTF-16 surrogates (every driver encodes them as U+FFFD, silently changing the value).
-// Checked once, where every query passes (unavailable-errors.ts wraps the driver): a value meant to be
+// Checked once, where every query passes (driver-edge.ts wraps the driver): a value meant to be
 // stored is refused as a client mistake naming its field, and a lookup by such a value finds nothing,
 // as it does on SQLite, instead of failing on PostgreSQL.
 

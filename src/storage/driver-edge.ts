@@ -1,9 +1,9 @@
-// The storage edge for connection failures: a dialect wrapper whose driver turns every connection-level
-// error (refused, reset, terminated, admin shutdown, pool or connect timeout, …) into UnavailableError
-// wherever a query runs — writes, management reads, snapshot loads, token lookups — so every transport
-// answers 503 code 14 "database unavailable" during a database restart instead of an internal error.
-// Any other error passes unchanged, so the stores still classify unique and foreign-key violations.
-// Every query also passes the check for text no database stores (unstorable-text.ts).
+// The storage edge every query passes, on every dialect: a wrapper around the dialect's driver that
+// turns connection-level errors (refused, reset, terminated, admin shutdown, pool or connect timeout,
+// …) into UnavailableError wherever a query runs — writes, management reads, snapshot loads, token
+// lookups — so every transport answers 503 code 14 "database unavailable" while the database
+// restarts; any other error passes unchanged, so the stores still classify unique and foreign-key
+// violations. It also applies the check for text no database stores (unstorable-text.ts).
 
 import type {
   CompiledQuery,
@@ -109,8 +109,8 @@ class EdgeDriver implements Driver {
   }
 }
 
-/** `dialect` with connection-level driver errors raised as UnavailableError. */
-export function withUnavailableErrors(dialect: Dialect): Dialect {
+/** `dialect` with connection-level driver errors raised as UnavailableError and unstorable text checked. */
+export function withDriverEdge(dialect: Dialect): Dialect {
   return {
     createAdapter: () => dialect.createAdapter(),
     createDriver: () => new EdgeDriver(dialect.createDriver()),
