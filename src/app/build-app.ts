@@ -11,6 +11,7 @@ import { installAuthentication } from '../api/http/authentication.js';
 import type { HttpApp } from '../api/http/http-app.js';
 import { registerRoutes } from '../api/http/routes/index.js';
 import { installTiers } from '../api/http/tiers.js';
+import { LongLivedStreams } from '../api/long-lived-streams.js';
 import type { TokenCleanupJob } from '../auth/cleanup.js';
 import { onAuthTokenCleanup } from '../auth/cleanup.js';
 import { DEFAULT_MAX_CACHED_TOKENS, TokenCache } from '../auth/token-cache.js';
@@ -30,6 +31,7 @@ import { grpcTelemetryInterceptor, routeGrpcLogs } from '../telemetry/grpc.js';
 import { createLogger } from '../telemetry/logger.js';
 import { createMetrics, type Metrics } from '../telemetry/metrics.js';
 import { createTracing, type Tracing } from '../telemetry/tracing.js';
+import { createEventStreams, type EventStreams } from './event-streams.js';
 import { applySeed } from './seed.js';
 import { bootstrapTokenAuthentication, createTokenCleanup } from './token-authentication.js';
 
@@ -49,6 +51,10 @@ export interface App {
   snapshots: SnapshotCache;
   /** The Redis tier and cluster-wide invalidation (cache.enabled with backend redis), else undefined. */
   redisCache: RedisCache | undefined;
+  /** Open long-lived streams (SSE, gRPC server streaming): ended first when the app closes or drains. */
+  streams: LongLivedStreams;
+  /** The change streams (ofrep.event_streams.enabled), else undefined. */
+  eventStreams: EventStreams | undefined;
   /** Starts both listeners; resolves with the bound ports. */
   listen(): Promise<{ httpPort: number; grpcPort: number }>;
   /** Stops accepting, drains in-flight requests, closes the database. */
@@ -155,6 +161,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await db.close().catch(() => {});
     throw err;
   }
+  const streams = new LongLivedStreams();
+  const eventStreams = createEventStreams(config, db.kysely, { services, snapshots, streams, tokens });
   // The shared tier and cluster-wide invalidation; never required (start-up waits for it briefly).
   let redisCache: RedisCache | undefined;
   if (config.cache.enabled && config.cache.backend === 'redis') {
@@ -167,6 +175,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         changes: services.changes,
         ...(tokens ? { tokens } : {}),
         revisionOf: (namespaceKey) => readRevisionTag(db.kysely, namespaceKey),
+        ...(eventStreams ? { onRevision: (ns: string, rev: string) => eventStreams.watch.announce(ns, rev) } : {}),
         logger,
         metrics,
         tracing,
@@ -189,10 +198,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     telemetry: { metrics, tracing, evaluationLogLevel: config.log.evaluation_level },
   });
   // Before any route: the bearer check (installs no hook at all unless authentication.required).
-  installAuthentication(http, { config, auth: services.auth });
+  installAuthentication(http, {
+    config,
+    auth: services.auth,
+    ...(eventStreams?.ticketAuth ? { tickets: eventStreams.ticketAuth } : {}),
+  });
   // Before any route: read tier / read-only refusals and the X-Vexil-Revision header of management routes.
   installTiers(http, { config, revisionOf: (namespaceKey) => readRevisionTag(db.kysely, namespaceKey) });
-  await registerRoutes(http, { config, services, health });
+  await registerRoutes(http, {
+    config,
+    services,
+    health,
+    streams,
+    ...(eventStreams ? { eventStreams: eventStreams.http } : {}),
+  });
   await http.ready();
   routeGrpcLogs(logger, config.log.grpc_level);
   const grpc = buildGrpcServer(health, {
@@ -226,6 +245,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     tracing,
     snapshots,
     redisCache,
+    streams,
+    eventStreams,
     async listen() {
       // As in Flipt, https replaces http: the API, OFREP, health and dashboard move to https_port.
       const port = tls ? config.server.https_port : config.server.http_port;
@@ -241,6 +262,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       if (closed) return;
       closed = true;
       health.set('NOT_SERVING');
+      // Streams first: they never end on their own, so the servers' close would wait for them.
+      streams.endAll();
+      eventStreams?.close();
       revisionPoller.stop();
       await Promise.allSettled([http.close(), grpc.close(), tokenCleanup?.stop()]);
       stopCountingCleanups();

@@ -3,9 +3,15 @@
 import type { Config } from '../../../config/schema.js';
 import type { Services } from '../../../services/index.js';
 import type { HealthState } from '../../health-state.js';
+import type { LongLivedStreams } from '../../long-lived-streams.js';
+import type { EventStreamDeps } from '../event-stream-deps.js';
 
 export interface RouteDeps {
   config: Config;
   services: Services;
   health: HealthState;
+  /** Open long-lived streams, ended when a drain starts. */
+  streams?: LongLivedStreams;
+  /** Only with ofrep.event_streams.enabled. */
+  eventStreams?: EventStreamDeps;
 }
