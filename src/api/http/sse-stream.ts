@@ -42,13 +42,18 @@ export class SseStream {
     raw.socket?.setNoDelay(true);
     raw.socket?.setKeepAlive(true);
     raw.write(`retry: ${options.retryMs}\n\n`);
-    const close = () => {
-      if (this.#closed) return;
-      this.#closed = true;
-      options.onClose();
-    };
+    this.#onClose = options.onClose;
+    const close = () => this.#finish();
     raw.on('close', close);
     raw.on('error', close);
+  }
+
+  readonly #onClose: () => void;
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#onClose();
   }
 
   get closed(): boolean {
@@ -66,6 +71,8 @@ export class SseStream {
     if (this.#raw.writableLength > this.#maxBuffered) {
       this.dropped = true;
       this.#raw.destroy();
+      // At once, not on 'close': the changes still being sent in this turn must not be written.
+      this.#finish();
       return;
     }
     this.#raw.write(text);
