@@ -3,8 +3,11 @@
 // heartbeats), that it is never compressed, that a client which stops reading is dropped instead of
 // buffered, that closing the app ends every stream, and flagConfigEtag's read-your-writes.
 
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startTestApp } from '../helpers/app.js';
+import { type App, buildApp } from '../../src/app/build-app.js';
+import { loadConfig } from '../../src/config/load.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
 import { openSse, type SseReader } from '../helpers/sse.js';
 
@@ -97,7 +100,10 @@ describeEachBackend('event streams', (backend) => {
       expect(again.status).toBe(304);
     });
 
-    for (const path of ['/ofrep/v1/namespaces/default/events', '/internal/v1/evaluation/snapshot/namespace/default/events']) {
+    for (const path of [
+      '/ofrep/v1/namespaces/default/events',
+      '/internal/v1/evaluation/snapshot/namespace/default/events',
+    ]) {
       it(`${path}: SSE headers, never compressed, the current revision first, then every write's`, async () => {
         const stream = await openSse(`${base}${path}`, { 'accept-encoding': 'gzip, br, deflate' });
         try {
@@ -116,7 +122,11 @@ describeEachBackend('event streams', (backend) => {
           const revision = await toggle(base, 'f', true);
           await stream.until((s) => s.events.length === 2);
           const message = refetch(stream, 1);
-          expect(message).toMatchObject({ id: revision, event: 'message', data: { type: 'refetchEvaluation', etag: revision } });
+          expect(message).toMatchObject({
+            id: revision,
+            event: 'message',
+            data: { type: 'refetchEvaluation', etag: revision },
+          });
           expect(Object.keys(message?.data ?? {})).toEqual(['type', 'etag', 'lastModified']);
           expect(Math.abs(message?.data.lastModified - Date.now() / 1000)).toBeLessThan(60);
         } finally {
@@ -240,15 +250,86 @@ describeEachBackend('event streams', (backend) => {
 
   describe('public_url', () => {
     it('advertises a full url under it', async () => {
-      const t = await startTestApp(backend, STREAMS({ public_url: 'https://flags.example.com/vexil/', inactivity_delay: '30s' }));
+      const t = await startTestApp(
+        backend,
+        STREAMS({ public_url: 'https://flags.example.com/vexil/', inactivity_delay: '30s' }),
+      );
       try {
         const res = await t.app.http.inject({ method: 'POST', url: '/ofrep/v1/evaluate/flags', payload: {} });
         expect(res.json().eventStreams).toEqual([
-          { type: 'sse', url: 'https://flags.example.com/vexil/ofrep/v1/namespaces/default/events', inactivityDelaySec: 30 },
+          {
+            type: 'sse',
+            url: 'https://flags.example.com/vexil/ofrep/v1/namespaces/default/events',
+            inactivityDelaySec: 30,
+          },
         ]);
       } finally {
         await t.close();
       }
+    });
+  });
+
+  describe('flagConfigEtag (read-your-writes for a pushed change)', () => {
+    // Two instances on one database; the second never polls, so only the hint can make it reload.
+    let a: TestApp;
+    let b: App;
+    let baseA: string;
+    let baseB: string;
+    beforeAll(async () => {
+      a = await startTestApp(backend, STREAMS());
+      baseA = await listen(a);
+      const config = loadConfig({
+        env: {},
+        overrides: {
+          ...STREAMS(),
+          db: { url: a.database.url },
+          cache: { poll_interval: '1h' },
+          log: { level: 'warn' },
+        },
+      });
+      b = await buildApp(config, { logger: pino({ level: 'silent' }) });
+      baseB = `http://127.0.0.1:${(await b.listen()).httpPort}`;
+      await json(baseA, 'POST', '/api/v1/namespaces/default/flags', {
+        key: 'rw',
+        name: 'rw',
+        type: 'BOOLEAN_FLAG_TYPE',
+      });
+    });
+    afterAll(async () => {
+      await b?.close();
+      await a?.close();
+    });
+
+    const valueOn = async (base: string, query = '') => {
+      const res = await json(base, 'POST', `/ofrep/v1/evaluate/flags${query}`, {
+        context: { targetingKey: 'u', flags: ['rw'] },
+      });
+      return { value: res.body.flags[0].value, revision: res.headers.get('x-vexil-revision') };
+    };
+
+    it('an instance behind the named revision reloads once, shared by concurrent requests', async () => {
+      expect((await valueOn(baseB)).value).toBe(false);
+      const revision = await toggle(baseA, 'rw', true);
+      // Without the hint the second instance still answers from the snapshot it holds.
+      expect((await valueOn(baseB)).value).toBe(false);
+      const loads = b.snapshots.stats.loads;
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => valueOn(baseB, `?flagConfigEtag=${encodeURIComponent(revision)}`)),
+      );
+      for (const answer of answers) expect(answer).toEqual({ value: true, revision });
+      expect(b.snapshots.stats.loads).toBe(loads + 1);
+      // Reached: the same hint reloads nothing more.
+      await valueOn(baseB, `?flagConfigEtag=${encodeURIComponent(revision)}`);
+      expect(b.snapshots.stats.loads).toBe(loads + 1);
+    });
+
+    it('a revision that does not exist (yet) is reloaded for once, not on every request', async () => {
+      const held = (await valueOn(baseB)).revision as string;
+      const [createdAt, counter] = held.split('.');
+      const future = `${createdAt}.${Number(counter) + 1000}`;
+      const loads = b.snapshots.stats.loads;
+      for (let i = 0; i < 5; i++) await valueOn(baseB, `?flagConfigEtag=${future}`);
+      expect(b.snapshots.stats.loads).toBe(loads + 1);
     });
   });
 });
