@@ -65,7 +65,9 @@ describe('eventsource package against the native change stream', () => {
         fetch(input, { ...init, headers: { ...(init?.headers ?? {}), authorization: `Bearer ${BOOT}` } }),
     });
     source.addEventListener('open', () => opens++);
-    source.addEventListener('message', (event) => received.push({ id: event.lastEventId, data: JSON.parse(event.data) }));
+    source.addEventListener('message', (event) =>
+      received.push({ id: event.lastEventId, data: JSON.parse(event.data) }),
+    );
   });
   afterAll(async () => {
     source?.close();

@@ -37,6 +37,8 @@ export interface StartOptions {
    * process with tsx's loader (`node <nodeArgs> --import tsx`), not under the tsx command.
    */
   nodeArgs?: string[];
+  /** Listen on this HTTP port instead of a free one (a restart on the port clients know). */
+  httpPort?: number;
 }
 
 /** Starts `vexil serve` with the given env and waits until /health answers SERVING. */
@@ -45,7 +47,7 @@ export async function startVexil(
   args: string[] = ['serve'],
   options: StartOptions = {},
 ): Promise<RunningVexil> {
-  const httpPort = await freePort();
+  const httpPort = options.httpPort ?? (await freePort());
   const grpcPort = await freePort();
   const [command, commandArgs] = options.nodeArgs
     ? [process.execPath, [...options.nodeArgs, '--import', 'tsx', MAIN, ...args]]
