@@ -39,6 +39,8 @@ export interface StartOptions {
   nodeArgs?: string[];
   /** Listen on this HTTP port instead of a free one (a restart on the port clients know). */
   httpPort?: number;
+  /** How long to wait for /health (default 30 s). */
+  startTimeoutMs?: number;
 }
 
 /** Starts `vexil serve` with the given env and waits until /health answers SERVING. */
@@ -73,7 +75,7 @@ export async function startVexil(
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const baseUrl = `http://127.0.0.1:${httpPort}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`vexil exited with ${child.exitCode}: ${output}`);
     try {
