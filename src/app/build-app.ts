@@ -226,6 +226,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       auth: services.auth,
       revisionOf: (namespaceKey) => readRevisionTag(db.kysely, namespaceKey),
     },
+    streams,
+    ...(eventStreams ? { changes: eventStreams.grpc } : {}),
   });
   const stopCountingCleanups = onAuthTokenCleanup((run) => {
     if (run.instance === tokenCleanup?.instance) metrics.tokensDeleted(run.deleted);

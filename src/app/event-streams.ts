@@ -3,6 +3,7 @@
 // required; the OFREP advert, the flagConfigEtag refresh and the SSE hub the routes use.
 
 import type { Kysely } from 'kysely';
+import type { ChangeStreamDeps } from '../api/grpc/change-rpcs.js';
 import type { EventStreamDeps } from '../api/http/event-stream-deps.js';
 import { OfrepEventStreamAdvert } from '../api/http/ofrep-event-streams.js';
 import { SseHub } from '../api/http/sse-hub.js';
@@ -26,6 +27,7 @@ export interface EventStreams {
   /** Present when the OFREP routes require authentication: tickets stand in for the bearer token there. */
   ticketAuth: StreamTickets | undefined;
   http: EventStreamDeps;
+  grpc: ChangeStreamDeps;
   close(): void;
 }
 
@@ -69,6 +71,7 @@ export function createEventStreams(
       advert: new OfrepEventStreamAdvert(settings, ofrepTickets),
       freshness: new OfrepFreshness(snapshots),
     },
+    grpc: { watch, streams, tickets, maxBufferedBytes: settings.max_buffered_bytes },
     close() {
       hub.closeAll();
       tickets?.stop();
