@@ -130,7 +130,6 @@ describe.skipIf(skip)(`OFREP web provider in chromium${skip ? ` (skipped: ${skip
         );
         delays.push(Math.max(0, (seenAt ?? Date.now()) - written));
       }
-      // biome-ignore lint/suspicious/noConsole: the measured times belong in the test's output
       console.log(
         `[ofrep push, ${auth ? 'auth' : 'no auth'}] write → page value over ${CHANGES} changes: ` +
           `median ${median(delays)} ms, max ${Math.max(...delays)} ms (${delays.join(', ')})`,
@@ -159,7 +158,6 @@ describe.skipIf(skip)(`OFREP web provider in chromium${skip ? ` (skipped: ${skip
       await browser.page.waitForFunction((want) => window.flagValue() === want, !before, { timeout: 30_000 });
       const caughtUp = Date.now() - restartedAt;
       expect(await browser.page.evaluate(() => window.streamsOpened)).toBeGreaterThan(opened);
-      // biome-ignore lint/suspicious/noConsole: the measured time belongs in the test's output
       console.log(`[ofrep push, ${auth ? 'auth' : 'no auth'}] caught up ${caughtUp} ms after the server was back`);
       // And push works again on the new process.
       const written = await setFlag(before);

@@ -6,7 +6,7 @@
 
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../src/app/build-app.js';
 import { hashClientToken } from '../../src/auth/client-token.js';
 import { loadConfig } from '../../src/config/load.js';

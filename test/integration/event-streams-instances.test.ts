@@ -89,7 +89,6 @@ describe.skipIf(!postgres)(
             await Promise.all(streams.map((s) => s.until((r) => r.events.some((e) => e.id === revision), 15_000)));
             delays.push(Date.now() - written);
           }
-          // biome-ignore lint/suspicious/noConsole: the measured times belong in the test's output
           console.log(
             `[event streams, ${way.name}] A's write → B's streams over ${CHANGES} changes: ` +
               `median ${median(delays)} ms, max ${Math.max(...delays)} ms`,
