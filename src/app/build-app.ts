@@ -31,7 +31,7 @@ import { grpcTelemetryInterceptor, routeGrpcLogs } from '../telemetry/grpc.js';
 import { createLogger } from '../telemetry/logger.js';
 import { createMetrics, type Metrics } from '../telemetry/metrics.js';
 import { createTracing, type Tracing } from '../telemetry/tracing.js';
-import { createEventStreams, type EventStreams } from './event-streams.js';
+import { checkEventStreamSettings, createEventStreams, type EventStreams } from './event-streams.js';
 import { applySeed } from './seed.js';
 import { bootstrapTokenAuthentication, createTokenCleanup } from './token-authentication.js';
 
@@ -90,6 +90,7 @@ function readTls(server: Config['server']): { key: Buffer; cert: Buffer } | unde
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const tls = readTls(config.server);
+  checkEventStreamSettings(config);
   const logger = options.logger ?? createLogger(config.log);
   for (const key of deprecatedKeysInUse(config)) logger.warn(`deprecated config key in use: ${key}`);
   const metrics = createMetrics(config.metrics);

@@ -12,7 +12,7 @@ import { isExcluded } from '../auth/access-groups.js';
 import type { TokenCache } from '../auth/token-cache.js';
 import { RevisionWatch } from '../cache/revision-watch.js';
 import type { SnapshotCache } from '../cache/snapshot-cache.js';
-import { ms } from '../config/load.js';
+import { ConfigError, ms } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { Services } from '../services/index.js';
 import { OfrepFreshness } from '../services/ofrep-freshness.js';
@@ -29,6 +29,20 @@ export interface EventStreams {
   http: EventStreamDeps;
   grpc: ChangeStreamDeps;
   close(): void;
+}
+
+/** Settings no schema can check: called before anything starts, so a bad one is one clear line. */
+export function checkEventStreamSettings(config: Config): void {
+  const settings = config.ofrep.event_streams;
+  if (!settings.enabled) return;
+  if (ms(settings.ticket_window) <= 0) {
+    throw new ConfigError('invalid config at ofrep.event_streams.ticket_window: must be longer than 0');
+  }
+  if (settings.public_url !== '' && !/^https?:\/\/[^/]/.test(settings.public_url)) {
+    throw new ConfigError(
+      `invalid config at ofrep.event_streams.public_url: "${settings.public_url}" is not an absolute http(s) URL`,
+    );
+  }
 }
 
 export function createEventStreams(

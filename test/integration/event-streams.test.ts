@@ -248,6 +248,20 @@ describeEachBackend('event streams', (backend) => {
     });
   });
 
+  describe('settings', () => {
+    it.each([
+      [{ public_url: 'flags.example.com' }, 'ofrep.event_streams.public_url'],
+      [{ ticket_window: '0s' }, 'ofrep.event_streams.ticket_window'],
+    ])('%j stops start-up with one clear line', async (extra, key) => {
+      // Checked before the database is opened: this one does not exist.
+      const config = loadConfig({
+        env: {},
+        overrides: { ...STREAMS(extra), db: { url: 'file:/nonexistent/vexil.db' } },
+      });
+      await expect(buildApp(config, { logger: pino({ level: 'silent' }) })).rejects.toThrow(`invalid config at ${key}`);
+    });
+  });
+
   describe('public_url', () => {
     it('advertises a full url under it', async () => {
       const t = await startTestApp(

@@ -95,7 +95,8 @@ export class SseHub {
   }
 
   #startHeartbeats(): void {
-    if (this.#timer !== undefined) return;
+    // A heartbeat_interval of 0 turns heartbeats off.
+    if (this.#timer !== undefined || this.#options.heartbeatMs <= 0) return;
     this.#timer = setInterval(() => {
       for (const stream of this.#open) stream.heartbeat();
     }, this.#options.heartbeatMs);
