@@ -17,6 +17,10 @@ export type RouteKind =
   | 'legacy-evaluation'
   /** The client-side SDKs' namespace snapshot. */
   | 'client-snapshot'
+  /** OFREP's event stream of a namespace (server-sent events; opened with a stream ticket when authentication is required). */
+  | 'ofrep-events'
+  /** The native change stream of a namespace (server-sent events, gRPC server streaming). */
+  | 'change-stream'
   /** The management API under /api/v1: reads and writes, told apart by method. */
   | 'management'
   /** Token endpoints: self, tokens, token creation. */
@@ -53,6 +57,8 @@ export interface KindPolicy {
    * the route gets none of the hooks that do this for the other routes.
    */
   writesOwnAnswer: boolean;
+  /** A stream ticket in the query (`?ticket=`) may stand in for the bearer token (services/stream-tickets.ts). */
+  acceptsStreamTicket?: true;
 }
 
 const OPEN: RouteAccess = { open: true };
@@ -64,6 +70,14 @@ export const KIND_POLICIES: Readonly<Record<RouteKind, KindPolicy>> = {
   'ofrep-configuration': { access: needs('ofrep'), tier: 'evaluation', log: 'evaluation', writesOwnAnswer: false },
   'legacy-evaluation': { access: needs('management'), tier: 'evaluation', log: 'evaluation', writesOwnAnswer: false },
   'client-snapshot': { access: needs('evaluation'), tier: 'other', log: 'evaluation', writesOwnAnswer: false },
+  'ofrep-events': {
+    access: needs('ofrep'),
+    tier: 'evaluation',
+    log: 'other',
+    writesOwnAnswer: true,
+    acceptsStreamTicket: true,
+  },
+  'change-stream': { access: needs('evaluation'), tier: 'evaluation', log: 'other', writesOwnAnswer: true },
   management: { access: needs('management'), tier: 'management', log: 'other', writesOwnAnswer: false },
   auth: { access: needs('auth'), tier: 'auth', log: 'other', writesOwnAnswer: false },
   'auth-methods': { access: OPEN, tier: 'other', log: 'other', writesOwnAnswer: false },

@@ -36,6 +36,7 @@ import { createLogger } from '../telemetry/logger.js';
 import { createMetrics, type Metrics } from '../telemetry/metrics.js';
 import { createTracing, type Tracing } from '../telemetry/tracing.js';
 import { type DrainOutcome, drainTransports } from './drain.js';
+import { checkEventStreamSettings, createEventStreams, type EventStreams } from './event-streams.js';
 import { applySeed } from './seed.js';
 import { bootstrapTokenAuthentication, createTokenCleanup } from './token-authentication.js';
 
@@ -55,8 +56,10 @@ export interface App {
   snapshots: SnapshotCache;
   /** The Redis tier and cluster-wide invalidation (cache.enabled with backend redis), else undefined. */
   redisCache: RedisCache | undefined;
-  /** Open server-sent event streams and gRPC server streams: a drain ends them first. */
+  /** Open long-lived streams (SSE, gRPC server streaming): ended first when the app closes or drains. */
   streams: LongLivedStreams;
+  /** The change streams (ofrep.event_streams.enabled), else undefined. */
+  eventStreams: EventStreams | undefined;
   /** Starts both listeners; resolves with the bound ports. */
   listen(): Promise<{ httpPort: number; grpcPort: number }>;
   /**
@@ -95,6 +98,7 @@ function readTls(server: Config['server']): { key: Buffer; cert: Buffer } | unde
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const tls = readTls(config.server);
+  checkEventStreamSettings(config);
   const logger = options.logger ?? createLogger(config.log);
   for (const key of deprecatedKeysInUse(config)) logger.warn(`deprecated config key in use: ${key}`);
   const metrics = createMetrics(config.metrics);
@@ -173,6 +177,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await db.close().catch(() => {});
     throw err;
   }
+  const streams = new LongLivedStreams();
+  const eventStreams = createEventStreams(config, db.kysely, { services, snapshots, streams, tokens });
   // The shared tier and cluster-wide invalidation; never required (start-up waits for it briefly).
   let redisCache: RedisCache | undefined;
   if (config.cache.enabled && config.cache.backend === 'redis') {
@@ -185,6 +191,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         changes: services.changes,
         ...(tokens ? { tokens } : {}),
         revisionOf: (namespaceKey) => readRevisionTag(db.kysely, namespaceKey),
+        ...(eventStreams ? { onRevision: (ns: string, rev: string) => eventStreams.watch.announce(ns, rev) } : {}),
         logger,
         metrics,
         tracing,
@@ -199,7 +206,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await redisCache.ready(2000);
   }
   const health = new HealthState();
-  const streams = new LongLivedStreams();
   const http = await buildHttpApp({
     bodyLimit: config.server.body_limit,
     tls,
@@ -210,11 +216,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // First of all: CORS answers preflights before the bearer check (installs nothing unless cors.enabled).
   await installCors(http, config.cors);
   // Before any route: the bearer check (installs no hook at all unless authentication.required).
-  installAuthentication(http, { config, auth: services.auth });
+  installAuthentication(http, {
+    config,
+    auth: services.auth,
+    ...(eventStreams?.ticketAuth ? { tickets: eventStreams.ticketAuth } : {}),
+  });
   // Before any route: read tier / read-only refusals and the X-Vexil-Revision header of management routes.
   installTiers(http, { config, revisionOf: (namespaceKey) => readRevisionTag(db.kysely, namespaceKey) });
   const httpDrain = new HttpDrain(http.server);
-  await registerRoutes(http, { config, services, health, streams });
+  await registerRoutes(http, {
+    config,
+    services,
+    health,
+    streams,
+    ...(eventStreams ? { eventStreams: eventStreams.http } : {}),
+  });
   await http.ready();
   routeGrpcLogs(logger, config.log.grpc_level);
   const grpcCalls = new GrpcCallDrain();
@@ -231,6 +247,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       auth: services.auth,
       revisionOf: (namespaceKey) => readRevisionTag(db.kysely, namespaceKey),
     },
+    streams,
+    ...(eventStreams ? { changes: eventStreams.grpc } : {}),
   });
   const stopCountingCleanups = onAuthTokenCleanup((run) => {
     if (run.instance === tokenCleanup?.instance) metrics.tokensDeleted(run.deleted);
@@ -251,6 +269,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     snapshots,
     redisCache,
     streams,
+    eventStreams,
     async listen() {
       // As in Flipt, https replaces http: the API, OFREP, health and dashboard move to https_port.
       const port = tls ? config.server.https_port : config.server.http_port;
@@ -266,6 +285,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     close() {
       closing ??= (async () => {
         health.set('NOT_SERVING');
+        // Its watchers and timers; the streams themselves end through `streams` in the drain.
+        eventStreams?.close();
         revisionPoller.stop();
         const outcome = await drainTransports(
           { streams, http: httpDrain, grpcCalls, grpcServer: grpc.server, logger },

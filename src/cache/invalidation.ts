@@ -116,6 +116,8 @@ export interface RedisCacheOptions {
   tokens?: RevocableTokens;
   /** The namespace's current revision tag (one indexed read), or undefined when it no longer exists. */
   revisionOf(namespaceKey: string): Promise<string | undefined>;
+  /** Told of every other instance's announced revision (the change streams' watch). */
+  onRevision?(namespaceKey: string, revision: string): void;
   logger: Logger;
   metrics: Metrics;
   /** Snapshot-tier commands become `redis GET`/`redis SET` spans under a traced request. */
@@ -371,6 +373,7 @@ export class RedisCache {
     const message = parseRevisionMessage(text);
     if (message === undefined || message.origin === this.instanceId) return;
     this.stats.received++;
+    if (message.rev !== undefined) this.#options.onRevision?.(message.ns, message.rev);
     const snapshots = this.#options.snapshots;
     // Dropped unless this very revision is held; a namespace not held is dropped too, which cancels a
     // load that may have started before the write committed.

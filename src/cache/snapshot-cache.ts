@@ -99,6 +99,7 @@ export class SnapshotCache {
   /** Namespaces served stale (their last reload failed), with their pending background reload. */
   readonly #retries = new Map<string, { timer: NodeJS.Timeout | undefined; attempt: number }>();
   #shared: SharedSourceStore | undefined;
+  readonly #revisionReaders = new Set<(revisions: ReadonlyMap<string, string>) => void>();
   readonly stats: SnapshotCacheStats = { loads: 0, compiles: 0 };
 
   constructor(
@@ -173,12 +174,19 @@ export class SnapshotCache {
   /** Drops every snapshot whose revision differs from the database's. Returns the namespaces dropped. */
   async refreshFromRevisions(): Promise<string[]> {
     const revisions = await this.loader.revisions();
+    for (const reader of this.#revisionReaders) reader(revisions);
     const stale: string[] = [];
     for (const [key, entry] of this.#entries) {
       if ((revisions.get(key) ?? '') !== entry.snapshot.revision) stale.push(key);
     }
     for (const key of stale) this.invalidate(key, 'poll');
     return stale;
+  }
+
+  /** Also hands every revision read by refreshFromRevisions to `reader` (the change streams' watch). */
+  onRevisionsRead(reader: (revisions: ReadonlyMap<string, string>) => void): () => void {
+    this.#revisionReaders.add(reader);
+    return () => this.#revisionReaders.delete(reader);
   }
 
   /** Drops snapshots unused for longer than `maxIdleMs` (a snapshot read since the last sweep is used now). */

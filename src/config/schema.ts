@@ -145,6 +145,24 @@ export const ConfigSchema = Type.Object(
       /** Most items one batch evaluation may hold; more gets 400. */
       batch_limit: Type.Integer({ default: 1000, minimum: 1 }),
     }),
+    ofrep: Section({
+      /** OFREP event streams (push, OpenFeature's ADR 0008) and the native change streams. */
+      event_streams: Section({
+        /** Off by default: providers stop polling when a stream is advertised, and a buffering proxy can hold it back. */
+        enabled: Type.Boolean({ default: false }),
+        /** Absolute base URL clients reach this service at (behind a proxy); '' advertises a path only. */
+        public_url: Type.String({ default: '' }),
+        heartbeat_interval: Duration('15s', 'a comment line is sent on every open stream this often'),
+        /** Clients close a stream after this long hidden or inactive (OFREP inactivityDelaySec). */
+        inactivity_delay: Duration('120s', 'advertised inactivity delay of OFREP event streams'),
+        /** With authentication required: stream tickets are issued per window and accepted until the next one ends. */
+        ticket_window: Duration('1h', 'validity window of stream tickets'),
+        /** Mixed into every ticket's signing key; set the same value on every instance. */
+        ticket_secret: Type.String({ default: '', 'x-secret': true }),
+        /** Unsent bytes a stream may hold for a slow client before it is dropped (it reconnects). */
+        max_buffered_bytes: Type.Integer({ default: 65536, minimum: 1024 }),
+      }),
+    }),
     authentication: Section({
       required: Type.Boolean({ default: false }),
       exclude: Section({

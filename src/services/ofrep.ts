@@ -71,8 +71,10 @@ export function bulkEtag(
   namespaceKey: string,
   revision: string,
   context: Readonly<Record<string, string | null>>,
+  variant?: string,
 ): string {
-  const print = new Fingerprint().add(namespaceKey).add(revision);
+  // A variant (event streams on, their ticket window) joins the revision: revision tags hold no '|'.
+  const print = new Fingerprint().add(namespaceKey).add(variant === undefined ? revision : `${revision}|${variant}`);
   const keys = Object.keys(context);
   // Clients usually send the same keys in the same order; sort only when they are not in order.
   for (let i = 1; i < keys.length; i++) {
@@ -147,7 +149,12 @@ export class OfrepService {
    * flags in creation order (Flipt), each written by `encode`; a failure is a FlagFailure naming the
    * flag. The ETag comes only once every flag has been evaluated, so it never stands for an error.
    */
-  bulk<T>(snapshot: NamespaceSnapshot, query: OfrepBulkQuery, encode: (item: FlagEvaluation) => T): OfrepBulkAnswer<T> {
+  bulk<T>(
+    snapshot: NamespaceSnapshot,
+    query: OfrepBulkQuery,
+    encode: (item: FlagEvaluation) => T,
+    etagVariant?: string,
+  ): OfrepBulkAnswer<T> {
     // One evaluator for the whole request: each segment is evaluated once, not once per flag.
     const evaluator = this.#evaluation.entityEvaluator(snapshot, query.entityId, query.context);
     const flags: T[] = [];
@@ -166,7 +173,12 @@ export class OfrepService {
     const etag =
       query.targetingKey === undefined
         ? undefined
-        : bulkEtag(snapshot.namespaceKey, snapshot.revision, query.context as Readonly<Record<string, string | null>>);
+        : bulkEtag(
+            snapshot.namespaceKey,
+            snapshot.revision,
+            query.context as Readonly<Record<string, string | null>>,
+            etagVariant,
+          );
     return { flags, etag };
   }
 

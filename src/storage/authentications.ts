@@ -25,7 +25,7 @@ function parseMetadata(text: string | null): Record<string, string> {
   }
 }
 
-function toAuthentication(row: Omit<Selectable<AuthenticationsTable>, 'hashed_client_token'>): Authentication {
+export function toAuthentication(row: Omit<Selectable<AuthenticationsTable>, 'hashed_client_token'>): Authentication {
   const expiresAt = toOptionalDate(row.expires_at);
   return {
     id: row.id,
@@ -37,7 +37,7 @@ function toAuthentication(row: Omit<Selectable<AuthenticationsTable>, 'hashed_cl
   };
 }
 
-const COLUMNS = ['id', 'method', 'metadata', 'expires_at', 'created_at', 'updated_at'] as const;
+export const AUTHENTICATION_COLUMNS = ['id', 'method', 'metadata', 'expires_at', 'created_at', 'updated_at'] as const;
 
 async function insertAuthentication(db: Executor, input: NewAuthentication): Promise<Authentication> {
   try {
@@ -71,7 +71,7 @@ async function insertAuthentication(db: Executor, input: NewAuthentication): Pro
 async function findAuthenticationByHash(db: Executor, hashedClientToken: string): Promise<Authentication | undefined> {
   const row = await db
     .selectFrom('authentications')
-    .select(COLUMNS)
+    .select(AUTHENTICATION_COLUMNS)
     .where('hashed_client_token', '=', hashedClientToken)
     .executeTakeFirst();
   return row ? toAuthentication(row) : undefined;
@@ -86,7 +86,7 @@ async function findAuthenticationsByHashes(
   if (hashedClientTokens.length === 0) return found;
   const rows = await db
     .selectFrom('authentications')
-    .select([...COLUMNS, 'hashed_client_token'])
+    .select([...AUTHENTICATION_COLUMNS, 'hashed_client_token'])
     .where('hashed_client_token', 'in', hashedClientTokens)
     .execute();
   for (const row of rows) found.set(row.hashed_client_token, toAuthentication(row));
@@ -94,7 +94,11 @@ async function findAuthenticationsByHashes(
 }
 
 async function getAuthentication(db: Executor, id: string): Promise<Authentication> {
-  const row = await db.selectFrom('authentications').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  const row = await db
+    .selectFrom('authentications')
+    .select(AUTHENTICATION_COLUMNS)
+    .where('id', '=', id)
+    .executeTakeFirst();
   if (!row) throw new NotFoundError(NOT_FOUND_SUBJECT);
   return toAuthentication(row);
 }
@@ -106,7 +110,7 @@ async function listAuthentications(
 ): Promise<{ items: Authentication[]; nextPageToken: string }> {
   let select = db
     .selectFrom('authentications')
-    .select(COLUMNS)
+    .select(AUTHENTICATION_COLUMNS)
     .orderBy('created_at')
     .orderBy('id')
     .limit(query.limit + 1)

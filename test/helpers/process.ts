@@ -37,6 +37,10 @@ export interface StartOptions {
    * process with tsx's loader (`node <nodeArgs> --import tsx`), not under the tsx command.
    */
   nodeArgs?: string[];
+  /** Listen on this HTTP port instead of a free one (a restart on the port clients know). */
+  httpPort?: number;
+  /** How long to wait for /health (default 30 s). */
+  startTimeoutMs?: number;
 }
 
 /** Starts `vexil serve` with the given env and waits until /health answers SERVING. */
@@ -45,7 +49,7 @@ export async function startVexil(
   args: string[] = ['serve'],
   options: StartOptions = {},
 ): Promise<RunningVexil> {
-  const httpPort = await freePort();
+  const httpPort = options.httpPort ?? (await freePort());
   const grpcPort = await freePort();
   const [command, commandArgs] = options.nodeArgs
     ? [process.execPath, [...options.nodeArgs, '--import', 'tsx', MAIN, ...args]]
@@ -71,7 +75,7 @@ export async function startVexil(
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const baseUrl = `http://127.0.0.1:${httpPort}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`vexil exited with ${child.exitCode}: ${output}`);
     try {

@@ -386,7 +386,8 @@ function contractOf(files: IFileDescriptorProto[]): Contract {
   const contract: Contract = { messages: {}, enums: {}, services: {} };
   for (const f of files) {
     const pkg = f.package ?? '';
-    if (pkg.startsWith('google.')) continue;
+    // Vexil's own extensions (proto/vexil/) are no part of Flipt's contract.
+    if (pkg.startsWith('google.') || pkg.startsWith('vexil.')) continue;
     for (const m of f.messageType ?? []) {
       const fullName = `${pkg}.${m.name}`;
       const typeOf = (field: NonNullable<Message['field']>[number]): string => {

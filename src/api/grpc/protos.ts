@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { loadPackageDefinition } from '@grpc/grpc-js';
 import { loadSync, type Options, type PackageDefinition } from '@grpc/proto-loader';
 import type { ProtoGrpcType as AuthGrpc } from './generated/auth.js';
+import type { ProtoGrpcType as ChangesGrpc } from './generated/changes.js';
 import type { ProtoGrpcType as EvaluationGrpc } from './generated/evaluation.js';
 import type { ProtoGrpcType as FliptGrpc } from './generated/flipt.js';
 import type { ProtoGrpcType as OfrepGrpc } from './generated/ofrep.js';
@@ -31,6 +32,8 @@ export const PROTO_FILES = [
   'evaluation/evaluation.proto',
   'auth/auth.proto',
   'ofrep/ofrep.proto',
+  // Vexil's own extension (not Flipt's contract).
+  'vexil/changes/v1/changes.proto',
 ] as const;
 
 export const PROTO_LOADER_OPTIONS = {
@@ -42,7 +45,7 @@ export const PROTO_LOADER_OPTIONS = {
 } satisfies Options;
 
 /** Every Flipt package Vexil declares, typed by the generated types (src/api/grpc/generated/). */
-export type FliptGrpcObject = FliptGrpc & EvaluationGrpc & AuthGrpc & OfrepGrpc;
+export type FliptGrpcObject = FliptGrpc & EvaluationGrpc & AuthGrpc & OfrepGrpc & ChangesGrpc;
 
 /**
  * proto/ at the repository root. This module is src/api/grpc/protos.ts under tsx and

@@ -113,8 +113,8 @@ function deadlinePassed(call: ServerUnaryCall<unknown, unknown>): boolean {
   return Number.isFinite(ms) && ms <= Date.now();
 }
 
-/** The authentication the call needs and presents, or an error (null: none needed). */
-async function authenticate(
+/** The authentication the call needs and presents, or an error (null: none needed); also for streaming calls. */
+export async function authenticate(
   rpc: AnyRpc,
   request: unknown,
   metadata: Metadata,

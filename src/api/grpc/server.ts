@@ -5,6 +5,8 @@
 import { Server, ServerCredentials, type ServerInterceptor } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { HealthState } from '../health-state.js';
+import type { LongLivedStreams } from '../long-lived-streams.js';
+import { addChangeService, type ChangeStreamDeps } from './change-rpcs.js';
 import { addFliptServices, type FliptServicesDeps } from './flipt-services.js';
 import { fliptPackageDefinition } from './protos.js';
 import { addReflection } from './reflection.js';
@@ -26,6 +28,10 @@ export interface GrpcServerOptions {
   tls?: { key: Buffer; cert: Buffer };
   /** Serve Flipt's services over these (absent: health only). */
   flipt?: FliptServicesDeps;
+  /** Open long-lived streams, ended when a drain starts. */
+  streams?: LongLivedStreams;
+  /** vexil.changes.v1.ChangeService (ofrep.event_streams.enabled); absent: it answers UNIMPLEMENTED. */
+  changes?: ChangeStreamDeps;
 }
 
 /** Flipt's limit on a received message (grpc.MaxRecvMsgSize). */
@@ -59,7 +65,10 @@ export function buildGrpcServer(health: HealthState, options: GrpcServerOptions 
   health.onChange(setStatus);
   healthService.addToServer(server);
   addReflection(server, fliptPackageDefinition());
-  if (options.flipt) addFliptServices(server, options.flipt);
+  if (options.flipt) {
+    addFliptServices(server, options.flipt);
+    addChangeService(server, options.flipt, options.changes);
+  }
 
   return {
     server,

@@ -21,7 +21,7 @@ import {
   repeatsAuthorization,
   TOKEN_COOKIE,
 } from '../../auth/credentials.js';
-import { namespaceAllowed } from '../../auth/namespace-scope.js';
+import { namespaceAllowed, namespaceParamOf } from '../../auth/namespace-scope.js';
 import type { Config } from '../../config/schema.js';
 import { type Authentication, tokenNamespace } from '../../domain/authentication.js';
 import { InvalidArgumentError, PermissionDeniedError, UnauthenticatedError } from '../../domain/errors.js';
@@ -56,6 +56,17 @@ function hashOnConnection(connection: object, token: string): string {
 export interface AuthenticationDeps {
   config: Config;
   auth: AuthService;
+  /** Stream tickets (ofrep.event_streams on): accepted on routes whose kind says so, nowhere else. */
+  tickets?: { verify(ticket: string, namespaceKey: string): Promise<Authentication | undefined> };
+}
+
+/** The `ticket` query parameter and the addressed namespace of a route that accepts stream tickets. */
+function streamTicketOf(request: FastifyRequest, url: string): { ticket: string; namespaceKey: string } | undefined {
+  if (!policyOf(request.routeOptions).acceptsStreamTicket) return undefined;
+  const ticket = (request.query as Record<string, unknown> | undefined)?.ticket;
+  const param = namespaceParamOf(url);
+  const namespaceKey = param === undefined ? undefined : (request.params as Record<string, unknown>)[param];
+  return typeof ticket === 'string' && typeof namespaceKey === 'string' ? { ticket, namespaceKey } : undefined;
 }
 
 export const REPEATED_AUTHORIZATION = 'request has more than one Authorization header';
@@ -63,7 +74,7 @@ export const CROSS_SITE_WRITE =
   'cross-site request refused: a write authenticated by cookie must come from this origin';
 
 /** Call before any route is registered. */
-export function installAuthentication(app: HttpApp, { config, auth }: AuthenticationDeps): void {
+export function installAuthentication(app: HttpApp, { config, auth, tickets }: AuthenticationDeps): void {
   app.decorateRequest('authentication', null);
   const settings = config.authentication;
   if (settings.exclude.metadata) {
@@ -100,13 +111,6 @@ export function installAuthentication(app: HttpApp, { config, auth }: Authentica
     if (access.open || isExcluded(access.group, settings.exclude)) return done();
 
     const token = presentedToken(request.headers);
-    if (token === undefined || token === '') return reject(request, reply, url, done);
-    if (request.headers.authorization !== undefined) {
-      if (repeatsAuthorization(request.raw.rawHeaders)) return done(new InvalidArgumentError(REPEATED_AUTHORIZATION));
-    } else if (isStateChanging(request.method) && !mayWriteWithCookie(request, trusted)) {
-      // The token came from the cookie, which a browser also sends with other sites' requests (csrf.ts).
-      return done(new PermissionDeniedError(CROSS_SITE_WRITE));
-    }
     const accept = (found: Authentication | null | undefined) => {
       if (!found) return reject(request, reply, url, done);
       request.authentication = found;
@@ -115,6 +119,20 @@ export function installAuthentication(app: HttpApp, { config, auth }: Authentica
       }
       done();
     };
+    if (token === undefined && tickets !== undefined) {
+      const presented = streamTicketOf(request, url);
+      if (presented !== undefined) {
+        tickets.verify(presented.ticket, presented.namespaceKey).then(accept, (err: unknown) => done(err as Error));
+        return;
+      }
+    }
+    if (token === undefined || token === '') return reject(request, reply, url, done);
+    if (request.headers.authorization !== undefined) {
+      if (repeatsAuthorization(request.raw.rawHeaders)) return done(new InvalidArgumentError(REPEATED_AUTHORIZATION));
+    } else if (isStateChanging(request.method) && !mayWriteWithCookie(request, trusted)) {
+      // The token came from the cookie, which a browser also sends with other sites' requests (csrf.ts).
+      return done(new PermissionDeniedError(CROSS_SITE_WRITE));
+    }
     // (An injected request may come without a socket: then the memo lives with the request.)
     const hash = hashOnConnection(request.raw.socket ?? request.raw, token);
     const known = auth.rememberedAuthentication(hash);

@@ -292,9 +292,12 @@ function answerBuffer(length: number): Buffer {
   return out;
 }
 
-/** OFREP's bulk answer from evaluated flags' JSON, copied once into one buffer. */
-export function ofrepBulkJson(flags: readonly Buffer[]): Buffer {
-  let length = BULK_HEAD.length + BULK_TAIL.length + Math.max(flags.length - 1, 0);
+/**
+ * OFREP's bulk answer from evaluated flags' JSON, copied once into one buffer. `tail` closes the flags
+ * array and the object; with event streams on it carries `"eventStreams"` (ofrep-event-streams.ts).
+ */
+export function ofrepBulkJson(flags: readonly Buffer[], tail: Buffer = BULK_TAIL): Buffer {
+  let length = BULK_HEAD.length + tail.length + Math.max(flags.length - 1, 0);
   for (let i = 0; i < flags.length; i++) length += (flags[i] as Buffer).length;
   const out = answerBuffer(length);
   out.set(BULK_HEAD, 0);
@@ -305,6 +308,6 @@ export function ofrepBulkJson(flags: readonly Buffer[]): Buffer {
     out.set(flag, at);
     at += flag.length;
   }
-  out.set(BULK_TAIL, at);
+  out.set(tail, at);
   return out;
 }

@@ -4,6 +4,7 @@ import type { Config } from '../../../config/schema.js';
 import type { Services } from '../../../services/index.js';
 import type { HealthState } from '../../health-state.js';
 import type { LongLivedStreams } from '../../long-lived-streams.js';
+import type { EventStreamDeps } from '../event-stream-deps.js';
 
 export interface RouteDeps {
   config: Config;
@@ -11,4 +12,6 @@ export interface RouteDeps {
   health: HealthState;
   /** Register every server-sent event stream here: a drain ends it instead of waiting for it. */
   streams: LongLivedStreams;
+  /** Only with ofrep.event_streams.enabled. */
+  eventStreams?: EventStreamDeps;
 }

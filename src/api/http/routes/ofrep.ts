@@ -64,8 +64,11 @@ function sendNotModified(reply: FastifyReply, etag: string): void {
   reply.header('etag', etag).code(304).send();
 }
 
-export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps): Promise<void> {
+export async function ofrepRoutes(app: HttpApp, { services, config, eventStreams }: RouteDeps): Promise<void> {
   const ofrep = services.ofrep;
+  // Only with ofrep.event_streams on: the advert in bulk answers, and flagConfigEtag read-your-writes.
+  const advert = eventStreams?.advert;
+  const freshness = eventStreams?.freshness;
   const configuration = ofrepConfiguration(config);
 
   await app.register(
@@ -88,6 +91,24 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
         },
         () => configuration,
       );
+
+      if (eventStreams !== undefined) {
+        const hub = eventStreams.hub;
+        scope.get(
+          '/v1/namespaces/:ns/events',
+          {
+            schema: {
+              tags,
+              summary: "The namespace's change stream (OFREP event stream, server-sent events)",
+              params: Type.Object({ ns: Type.String({ minLength: 1 }) }),
+              querystring: Type.Object({ ticket: Type.Optional(Type.String()) }),
+              response: { 200: Type.String({ description: 'text/event-stream' }), ...ofrepErrorResponses },
+            },
+            config: { kind: 'ofrep-events' },
+          },
+          (request, reply) => hub.open(request, reply, request.params.ns),
+        );
+      }
 
       scope.post(
         '/v1/evaluate/flags/:key',
@@ -139,9 +160,10 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
             throw new OfrepError(400, 'INVALID_CONTEXT', 'invalid values for key(s) in json body');
           }
           const query = ofrep.bulkQuery(request.body?.context ?? NO_CONTEXT);
+          const namespaceKey = namespaceOf(request);
           const answer = (snapshot: NamespaceSnapshot): void => {
             setRevision(reply, snapshot);
-            const { flags, etag } = ofrep.bulk(snapshot, query, ofrepFlagJson);
+            const { flags, etag } = ofrep.bulk(snapshot, query, ofrepFlagJson, advert?.etagVariant());
             // A failure above is answered without an ETag (sendOfrepError), so a 304 never stands for
             // an error.
             if (etag !== undefined) {
@@ -151,9 +173,12 @@ export async function ofrepRoutes(app: HttpApp, { services, config }: RouteDeps)
               }
               reply.header('etag', etag);
             }
-            sendJsonText(reply, ofrepBulkJson(flags));
+            sendJsonText(reply, ofrepBulkJson(flags, advert?.tail(request, namespaceKey)));
           };
-          const snapshot = ofrep.snapshot(namespaceOf(request));
+          const snapshot =
+            freshness === undefined
+              ? ofrep.snapshot(namespaceKey)
+              : freshness.snapshot(namespaceKey, (request.query as Record<string, unknown>).flagConfigEtag);
           // Resolves when the answer is finished (evaluation-answer.ts).
           if (snapshot instanceof Promise) return answerWhenReady(reply, snapshot, answer);
           answer(snapshot);

@@ -33,9 +33,32 @@ function etagOf(revision: string): string {
   return createHash('sha1').update(revision).digest('hex');
 }
 
-export async function snapshotRoutes(app: HttpApp, { services }: RouteDeps): Promise<void> {
+export async function snapshotRoutes(app: HttpApp, { services, eventStreams }: RouteDeps): Promise<void> {
   const evaluation = services.evaluation;
   const rendered = new Map<string, Rendered>();
+
+  if (eventStreams !== undefined) {
+    const hub = eventStreams.hub;
+    // The native twin of OFREP's event stream: the same messages, for server-side SDKs and the
+    // dashboard (which sends its bearer token or cookie; no ticket here).
+    app.get(
+      '/internal/v1/evaluation/snapshot/namespace/:key/events',
+      {
+        config: { kind: 'change-stream' },
+        schema: {
+          tags,
+          summary: "The namespace's change stream (server-sent events; a Vexil extension)",
+          params: Type.Object({ key: Type.String({ minLength: 1 }) }),
+          response: {
+            200: Type.String({ description: 'text/event-stream' }),
+            401: ErrorBodySchema,
+            403: ErrorBodySchema,
+          },
+        },
+      },
+      (request, reply) => hub.open(request, reply, request.params.key),
+    );
+  }
 
   app.get(
     '/internal/v1/evaluation/snapshot/namespace/:key',

@@ -56,7 +56,19 @@ export interface EvaluatedFlag {
   value: boolean | string;
 }
 
-export const BulkEvaluationSchema = Type.Object({ flags: Type.Array(EvaluatedFlagSchema) });
+/** OFREP's event stream entry (ADR 0008): a full `url`, or an `endpoint` joined to the client's origin. */
+const EventStreamSchema = Type.Object({
+  type: Type.String(),
+  url: Type.Optional(Type.String()),
+  endpoint: Type.Optional(Type.Object({ requestUri: Type.String(), origin: Type.Optional(Type.String()) })),
+  inactivityDelaySec: Type.Optional(Type.Integer()),
+});
+
+export const BulkEvaluationSchema = Type.Object({
+  flags: Type.Array(EvaluatedFlagSchema),
+  /** Only with ofrep.event_streams.enabled. */
+  eventStreams: Type.Optional(Type.Array(EventStreamSchema)),
+});
 
 export const OFREP_ERROR_CODES = [
   'FLAG_NOT_FOUND',

@@ -4,6 +4,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import * as api from '../../api/api.js';
 import { ApiError } from '../../api/client.js';
+import { useNamespaceChanges } from '../../api/namespace-changes.js';
 import { keys, useFlag } from '../../api/queries.js';
 import { DeleteButton } from '../../components/confirm-dialog.js';
 import { EmptyState } from '../../components/empty-state.js';
@@ -23,6 +24,8 @@ import { VariantsSection } from './variants-section.js';
 
 export function FlagPage({ ns, flagKey, tab }: { ns: string; flagKey: string; tab: 'details' | 'rules' | 'rollouts' }) {
   const flag = useFlag(ns, flagKey);
+  // Someone else's change to the namespace refreshes this page (when event streams are on).
+  useNamespaceChanges(ns);
   const queryClient = useQueryClient();
   const notify = useNotify();
 

@@ -1,0 +1,97 @@
+// Builds the change streams (ofrep.event_streams): the revision watch fed by this instance's writes,
+// the revision poll and (with Redis) the revisions channel; stream tickets when authentication is
+// required; the OFREP advert, the flagConfigEtag refresh and the SSE hub the routes use.
+
+import type { Kysely } from 'kysely';
+import type { ChangeStreamDeps } from '../api/grpc/change-rpcs.js';
+import type { EventStreamDeps } from '../api/http/event-stream-deps.js';
+import { OfrepEventStreamAdvert } from '../api/http/ofrep-event-streams.js';
+import { SseHub } from '../api/http/sse-hub.js';
+import type { LongLivedStreams } from '../api/long-lived-streams.js';
+import { isExcluded } from '../auth/access-groups.js';
+import type { TokenCache } from '../auth/token-cache.js';
+import { RevisionWatch } from '../cache/revision-watch.js';
+import type { SnapshotCache } from '../cache/snapshot-cache.js';
+import { ConfigError, ms } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import type { Services } from '../services/index.js';
+import { OfrepFreshness } from '../services/ofrep-freshness.js';
+import { StreamTickets } from '../services/stream-tickets.js';
+import type { Database } from '../storage/schema.js';
+import { readRevisionTag } from '../storage/transaction.js';
+
+export interface EventStreams {
+  watch: RevisionWatch;
+  /** Present when authentication is required: authenticated streams end with their token. */
+  tickets: StreamTickets | undefined;
+  /** Present when the OFREP routes require authentication: tickets stand in for the bearer token there. */
+  ticketAuth: StreamTickets | undefined;
+  http: EventStreamDeps;
+  grpc: ChangeStreamDeps;
+  close(): void;
+}
+
+/** Settings no schema can check: called before anything starts, so a bad one is one clear line. */
+export function checkEventStreamSettings(config: Config): void {
+  const settings = config.ofrep.event_streams;
+  if (!settings.enabled) return;
+  if (ms(settings.ticket_window) <= 0) {
+    throw new ConfigError('invalid config at ofrep.event_streams.ticket_window: must be longer than 0');
+  }
+  if (settings.public_url !== '' && !/^https?:\/\/[^/]/.test(settings.public_url)) {
+    throw new ConfigError(
+      `invalid config at ofrep.event_streams.public_url: "${settings.public_url}" is not an absolute http(s) URL`,
+    );
+  }
+}
+
+export function createEventStreams(
+  config: Config,
+  db: Kysely<Database>,
+  parts: { services: Services; snapshots: SnapshotCache; streams: LongLivedStreams; tokens: TokenCache | undefined },
+): EventStreams | undefined {
+  const settings = config.ofrep.event_streams;
+  if (!settings.enabled) return undefined;
+  const { services, snapshots, streams, tokens } = parts;
+  const watch = new RevisionWatch((namespaceKey) => readRevisionTag(db, namespaceKey));
+  const unsubscribeWrites = services.changes.subscribe((namespaceKey) => watch.written(namespaceKey));
+  const unsubscribePolls = snapshots.onRevisionsRead((revisions) => watch.polled(revisions));
+
+  const heartbeatMs = ms(settings.heartbeat_interval);
+  const pollMs = ms(config.cache.poll_interval);
+  const tickets = config.authentication.required
+    ? new StreamTickets(db, {
+        windowMs: ms(settings.ticket_window),
+        secret: settings.ticket_secret,
+        checkEveryMs: pollMs > 0 ? pollMs : heartbeatMs,
+      })
+    : undefined;
+  const unsubscribeRevocations = tickets && tokens ? tokens.onForget((id) => tickets.revoked(id)) : () => {};
+  // Tickets stand in for the bearer token only where OFREP itself requires one.
+  const ofrepTickets = tickets && !isExcluded('ofrep', config.authentication.exclude) ? tickets : undefined;
+  const hub = new SseHub({
+    watch,
+    streams,
+    tickets,
+    heartbeatMs,
+    maxBufferedBytes: settings.max_buffered_bytes,
+  });
+  return {
+    watch,
+    tickets,
+    ticketAuth: ofrepTickets,
+    http: {
+      hub,
+      advert: new OfrepEventStreamAdvert(settings, ofrepTickets),
+      freshness: new OfrepFreshness(snapshots),
+    },
+    grpc: { watch, streams, tickets, maxBufferedBytes: settings.max_buffered_bytes },
+    close() {
+      hub.closeAll();
+      tickets?.stop();
+      unsubscribeWrites();
+      unsubscribePolls();
+      unsubscribeRevocations();
+    },
+  };
+}

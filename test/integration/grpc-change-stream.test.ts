@@ -1,0 +1,203 @@
+// vexil.changes.v1.ChangeService/WatchNamespace (issue 29), Vexil's gRPC extension, through a real
+// grpc-js client built from proto/vexil/changes/v1/changes.proto: the current revision, then each
+// write's; last_revision honoured; authentication as for the unary RPCs; the stream ends when its
+// token is deleted and when the server drains; server reflection lists the service; with change
+// streams off the method answers UNIMPLEMENTED. Per backend.
+
+import {
+  type ClientReadableStream,
+  credentials,
+  loadPackageDefinition,
+  Metadata,
+  type ServiceClientConstructor,
+  type ServiceError,
+  status,
+} from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import { GrpcReflection } from 'grpc-js-reflection-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROTO_DIR } from '../../src/api/grpc/protos.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { describeEachBackend } from '../helpers/backends.js';
+
+const BOOT = 'grpc-change-stream-token';
+
+interface Change {
+  type: string;
+  namespace_key: string;
+  etag: string;
+  last_modified: number;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a dynamically loaded client
+type ChangeClient = any;
+
+function changeClient(port: number): ChangeClient {
+  const definition = loadSync('vexil/changes/v1/changes.proto', {
+    keepCase: true,
+    longs: Number,
+    includeDirs: [PROTO_DIR],
+  });
+  const pkg = loadPackageDefinition(definition) as unknown as {
+    vexil: { changes: { v1: { ChangeService: ServiceClientConstructor } } };
+  };
+  return new pkg.vexil.changes.v1.ChangeService(`127.0.0.1:${port}`, credentials.createInsecure());
+}
+
+interface Watching {
+  changes: Change[];
+  ended: Promise<{ code: number; details: string }>;
+  until(n: number, timeoutMs?: number): Promise<void>;
+  cancel(): void;
+}
+
+function watch(client: ChangeClient, request: Record<string, string>, token?: string): Watching {
+  const metadata = new Metadata();
+  if (token) metadata.set('authorization', `Bearer ${token}`);
+  const call: ClientReadableStream<Change> = client.WatchNamespace(request, metadata);
+  const changes: Change[] = [];
+  call.on('data', (change: Change) => changes.push(change));
+  const ended = new Promise<{ code: number; details: string }>((resolve) => {
+    call.on('error', (err: ServiceError) => resolve({ code: err.code, details: err.details }));
+    call.on('status', (s) => {
+      if (s.code === status.OK) resolve({ code: s.code, details: s.details });
+    });
+  });
+  return {
+    changes,
+    ended,
+    cancel: () => call.cancel(),
+    until: async (n, timeoutMs = 10_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (changes.length < n) {
+        if (Date.now() > deadline) throw new Error(`expected ${n} changes, got ${JSON.stringify(changes)}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+  };
+}
+
+describeEachBackend('gRPC change stream', (backend) => {
+  let t: TestApp;
+  let client: ChangeClient;
+  let base: string;
+
+  const put = async (key: string) => {
+    const res = await fetch(`${base}/api/v1/namespaces/default/flags`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${BOOT}` },
+      body: JSON.stringify({ key, name: key, type: 'BOOLEAN_FLAG_TYPE' }),
+    });
+    expect(res.status).toBe(200);
+    return res.headers.get('x-vexil-revision') as string;
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp(backend, {
+      server: { host: '127.0.0.1', http_port: 0, grpc_port: 0 },
+      authentication: { required: true, methods: { token: { enabled: true, bootstrap: { token: BOOT } } } },
+      ofrep: { event_streams: { enabled: true } },
+    });
+    const ports = await t.app.listen();
+    base = `http://127.0.0.1:${ports.httpPort}`;
+    client = changeClient(ports.grpcPort);
+    await put('first');
+  });
+  afterAll(async () => {
+    client?.close();
+    await t?.close();
+  });
+
+  it('sends the current revision, then every write’s, as OFREP refetchEvaluation messages', async () => {
+    const w = watch(client, { namespace_key: '' }, BOOT);
+    try {
+      await w.until(1);
+      const current = t.app.eventStreams?.watch.latest('default')?.revision;
+      expect(w.changes[0]).toMatchObject({ type: 'refetchEvaluation', namespace_key: 'default', etag: current });
+      const revisions = [await put('a'), await put('b')];
+      await w.until(3);
+      expect(w.changes.slice(1).map((c) => c.etag)).toEqual(revisions);
+      expect(Math.abs((w.changes[2]?.last_modified ?? 0) - Date.now() / 1000)).toBeLessThan(60);
+    } finally {
+      w.cancel();
+    }
+  });
+
+  it('last_revision naming the current revision: nothing until the next write', async () => {
+    const current = (
+      await fetch(`${base}/ofrep/v1/evaluate/flags`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${BOOT}` },
+        body: '{}',
+      })
+    ).headers.get('x-vexil-revision') as string;
+    const w = watch(client, { namespace_key: 'default', last_revision: current }, BOOT);
+    try {
+      const next = await put('c');
+      await w.until(1);
+      expect(w.changes.map((c) => c.etag)).toEqual([next]);
+    } finally {
+      w.cancel();
+    }
+  });
+
+  it('no token: UNAUTHENTICATED; a deleted token ends its stream', async () => {
+    expect((await watch(client, { namespace_key: 'default' }).ended).code).toBe(status.UNAUTHENTICATED);
+    const created = await fetch(`${base}/auth/v1/method/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${BOOT}` },
+      body: JSON.stringify({ name: 'watcher' }),
+    }).then((r) => r.json() as Promise<{ clientToken: string; authentication: { id: string } }>);
+    const w = watch(client, { namespace_key: 'default' }, created.clientToken);
+    await w.until(1);
+    const deleted = await fetch(`${base}/auth/v1/tokens/${created.authentication.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${BOOT}` },
+    });
+    expect(deleted.status).toBe(200);
+    expect((await w.ended).code).toBe(status.OK);
+  });
+
+  it('a drain ends the stream with OK', async () => {
+    const w = watch(client, { namespace_key: 'default' }, BOOT);
+    await w.until(1);
+    expect(t.app.streams.size).toBeGreaterThan(0);
+    t.app.streams.endAll();
+    expect((await w.ended).code).toBe(status.OK);
+  });
+});
+
+describe('gRPC change stream: off, and reflection', () => {
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    const { testBackends } = await import('../helpers/backends.js');
+    const sqlite = testBackends({}).find((b) => b.name === 'sqlite');
+    if (!sqlite) throw new Error('sqlite backend missing');
+    t = await startTestApp(sqlite, { server: { host: '127.0.0.1', http_port: 0, grpc_port: 0 } });
+    port = (await t.app.listen()).grpcPort;
+  });
+  afterAll(async () => t?.close());
+
+  it('answers UNIMPLEMENTED while change streams are off', async () => {
+    const client = changeClient(port);
+    try {
+      const ended = await watch(client, { namespace_key: 'default' }).ended;
+      expect(ended).toEqual({
+        code: status.UNIMPLEMENTED,
+        details: 'change streams are off (ofrep.event_streams.enabled)',
+      });
+    } finally {
+      client.close();
+    }
+  });
+
+  it('server reflection lists vexil.changes.v1.ChangeService', async () => {
+    const reflection = new GrpcReflection(`127.0.0.1:${port}`, credentials.createInsecure());
+    try {
+      expect(await reflection.listServices()).toContain('vexil.changes.v1.ChangeService');
+    } finally {
+      (reflection as unknown as { client: { close(): void } }).client.close();
+    }
+  });
+});
