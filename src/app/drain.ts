@@ -10,6 +10,9 @@ import type { GrpcCallDrain } from '../api/grpc/call-drain.js';
 import type { HttpDrain } from '../api/http/connection-drain.js';
 import type { LongLivedStreams } from '../api/long-lived-streams.js';
 
+/** How long connections may take to close by themselves once nothing is in flight. */
+const FLUSH_GRACE_MS = 250;
+
 export interface DrainParts {
   streams: LongLivedStreams;
   http: HttpDrain;
@@ -35,6 +38,11 @@ export async function drainTransports(parts: DrainParts, timeoutMs: number): Pro
     }),
   ]);
   clearTimeout(timer);
+  // The last answers' bytes leave while the connections close after their GOAWAY; one that stays open
+  // (a stream such as Health/Watch) is forced after a short grace.
+  if (!timedOut) {
+    await Promise.race([parts.grpcCalls.closed, new Promise((resolve) => setTimeout(resolve, FLUSH_GRACE_MS))]);
+  }
   const cutGrpc = timedOut ? parts.grpcCalls.inFlight : 0;
   // Also closes what is no request: connections whose request never finished arriving, streams.
   const cutHttp = parts.http.closeAll();

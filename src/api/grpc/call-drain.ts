@@ -34,6 +34,12 @@ export class GrpcCallDrain {
     });
   };
 
+  /**
+   * Resolves when every connection has closed after its GOAWAY (set by drain). A call's status is sent
+   * when it is counted out, but its bytes leave a turn later: forcing the shutdown first would drop them.
+   */
+  closed: Promise<void> = Promise.resolve();
+
   get inFlight(): number {
     return this.#inFlight;
   }
@@ -43,7 +49,7 @@ export class GrpcCallDrain {
    * go on. Resolves when none is left.
    */
   drain(server: Server): Promise<void> {
-    server.tryShutdown(() => {});
+    this.closed = new Promise((resolve) => server.tryShutdown(() => resolve()));
     return new Promise((resolve) => {
       if (this.#inFlight === 0) return resolve();
       const previous = this.#onIdle;
