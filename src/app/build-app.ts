@@ -208,6 +208,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       revisionOf: (namespaceKey) => readRevisionTag(db.kysely, namespaceKey),
     },
   });
+  const stopCountingChanges = services.recorded.subscribe((changes) => metrics.changesRecorded(changes));
   const stopCountingCleanups = onAuthTokenCleanup((run) => {
     if (run.instance === tokenCleanup?.instance) metrics.tokensDeleted(run.deleted);
   });
@@ -244,6 +245,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       revisionPoller.stop();
       await Promise.allSettled([http.close(), grpc.close(), tokenCleanup?.stop()]);
       stopCountingCleanups();
+      stopCountingChanges();
       await redisCache?.close();
       await db.close();
       await tracing.shutdown().catch(() => {});

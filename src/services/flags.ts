@@ -6,6 +6,7 @@ import { InvalidArgumentError } from '../domain/errors.js';
 import { DEFAULT_NAMESPACE, FLAG_TYPES, type Flag, type FlagType, type Page } from '../domain/types.js';
 import type { ListQuery } from '../storage/pagination.js';
 import type { FlagStore, NamespaceReads } from '../storage/store.js';
+import type { ResourceStates } from './resource-states.js';
 import { requireKey, requireMaxLength, requireNonEmpty } from './validation.js';
 import { runWrite, type WriteContext } from './write.js';
 
@@ -39,6 +40,7 @@ export class FlagService {
     private readonly ctx: WriteContext,
     private readonly flags: FlagStore,
     private readonly namespaces: NamespaceReads,
+    private readonly states: ResourceStates,
   ) {}
 
   list(namespaceKey: string, query: ListQuery): Promise<Page<Flag>> {
@@ -57,16 +59,18 @@ export class FlagService {
     const type = input.type ?? 'VARIANT_FLAG_TYPE';
     if (!FLAG_TYPES.includes(type))
       throw new InvalidArgumentError(`unknown value "${String(type)}" for enum flipt.FlagType`);
-    return runWrite(this.ctx, ns, (tx) =>
-      this.flags.insert(tx, ns, {
+    return runWrite(this.ctx, ns, async (tx, changes) => {
+      const flag = await this.flags.insert(tx, ns, {
         key,
         name,
         description: input.description ?? '',
         enabled: input.enabled ?? false,
         type,
         ...(input.metadata ? { metadata: input.metadata } : {}),
-      }),
-    );
+      });
+      changes.record({ namespaceKey: ns, resourceType: 'flag', resourceKey: key, action: 'created', after: flag });
+      return flag;
+    });
   }
 
   update(namespaceKey: string, key: string, input: FlagUpdateInput): Promise<Flag> {
@@ -74,7 +78,8 @@ export class FlagService {
     requireNonEmpty('key', key);
     const name = requireNonEmpty('name', input.name);
     requireMaxLength('name', name);
-    return runWrite(this.ctx, ns, async (tx) => {
+    return runWrite(this.ctx, ns, async (tx, changes) => {
+      const before = await this.states.flag(tx, ns, key);
       await this.flags.update(tx, ns, key, {
         name,
         description: input.description ?? '',
@@ -82,7 +87,9 @@ export class FlagService {
         defaultVariantId: input.defaultVariantId ?? '',
         ...(input.metadata ? { metadata: input.metadata } : {}),
       });
-      return this.flags.get(tx, ns, key);
+      const after = await this.flags.get(tx, ns, key);
+      changes.record({ namespaceKey: ns, resourceType: 'flag', resourceKey: key, action: 'updated', before, after });
+      return after;
     });
   }
 
@@ -91,6 +98,11 @@ export class FlagService {
     const ns = namespaceOrDefault(namespaceKey);
     requireNonEmpty('key', key);
     if (!(await this.namespaces.find(this.ctx.db, ns))) return;
-    await runWrite(this.ctx, ns, (tx) => this.flags.delete(tx, ns, key));
+    await runWrite(this.ctx, ns, async (tx, changes) => {
+      const before = await this.states.fullFlag(tx, ns, key);
+      await this.flags.delete(tx, ns, key);
+      if (before)
+        changes.record({ namespaceKey: ns, resourceType: 'flag', resourceKey: key, action: 'deleted', before });
+    });
   }
 }

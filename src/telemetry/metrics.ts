@@ -197,6 +197,7 @@ export class Metrics {
   readonly #snapshotCompilations: CounterFamily;
   readonly #snapshotDuration: HistogramFamily;
   readonly #tokensDeleted: CounterFamily;
+  readonly #changesRecorded: CounterFamily;
 
   constructor(options: MetricsOptions) {
     this.enabled = options.enabled;
@@ -284,6 +285,11 @@ export class Metrics {
       'vexil_auth_expired_tokens_deleted_total',
       'Expired authentication tokens deleted by the cleanup job',
     );
+    this.#changesRecorded = counter(
+      'vexil_changes_recorded_total',
+      'Changes recorded in the change log (committed writes), by resource type and action',
+      ['resource_type', 'action'],
+    );
   }
 
   #register<F extends CounterFamily | HistogramFamily>(family: F): F {
@@ -366,6 +372,12 @@ export class Metrics {
   /** Expired tokens deleted by one run of the cleanup job. */
   tokensDeleted(count: number): void {
     if (this.enabled && count > 0) this.#tokensDeleted.index.get('').value += count;
+  }
+
+  /** Changes a committed write recorded. */
+  changesRecorded(changes: readonly { resourceType: string; action: string }[]): void {
+    if (!this.enabled) return;
+    for (const c of changes) this.#changesRecorded.index.get(c.resourceType, c.action).value += 1;
   }
 
   /** The Prometheus text exposition of every metric. */
