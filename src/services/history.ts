@@ -20,7 +20,7 @@ import type {
 } from '../storage/store.js';
 import type { Tx } from '../storage/transaction.js';
 import type { ChangeRecorder } from './change-recorder.js';
-import type { FlagState, ResourceStates } from './resource-states.js';
+import type { FlagState, ResourceStates, SiblingRank } from './resource-states.js';
 import { runWrite, type WriteContext } from './write.js';
 
 export const DEFAULT_CHANGE_LIMIT = 25;
@@ -222,7 +222,7 @@ export class HistoryService {
           rule.flagKey,
           rule.distributions.map((d) => d.variantId),
         );
-        await restore.shiftRanks(tx, 'rules', ns, rule.flagKey, rule.rank);
+        await this.#makeRoom(tx, ns, 'rules', rule);
         return restore.insertRule(tx, rule);
       }
       case 'distribution': {
@@ -236,7 +236,7 @@ export class HistoryService {
         const r = before as Rollout;
         await this.#requireFlag(tx, ns, r.flagKey);
         await this.#requireSegments(tx, ns, r.segment?.segmentKeys ?? [], 'the rollout');
-        await restore.shiftRanks(tx, 'rollouts', ns, r.flagKey, r.rank);
+        await this.#makeRoom(tx, ns, 'rollouts', r);
         return restore.insertRollout(tx, r);
       }
       default:
@@ -288,8 +288,19 @@ export class HistoryService {
     }
   }
 
+  /** The siblings back where they stood before the delete, else shifted down to free the rank. */
+  async #makeRoom(
+    tx: Tx,
+    ns: string,
+    table: 'rules' | 'rollouts',
+    item: { flagKey: string; rank: number; siblingsBefore?: SiblingRank[] },
+  ): Promise<void> {
+    if (item.siblingsBefore) await restore.setRanks(tx, table, ns, item.siblingsBefore);
+    else await restore.shiftRanks(tx, table, ns, item.flagKey, item.rank);
+  }
+
   async #reorder(tx: Tx, ns: string, table: 'rules' | 'rollouts', change: Change): Promise<void> {
-    const before = change.before as { id: string; rank: number }[];
+    const before = change.before as SiblingRank[];
     const current = (await this.#current(tx, ns, change)) as { id: string }[];
     const now = new Set(current.map((i) => i.id));
     const gone = before.find((i) => !now.has(i.id));
@@ -298,7 +309,7 @@ export class HistoryService {
         `the ${table} of flag "${ns}/${change.parentKey ?? ''}" changed since; ${gone ? `"${gone.id}" no longer exists` : 'one was added'}`,
       );
     }
-    await restore.setRanks(tx, table, ns, before);
+    await restore.setRanks(tx, table, ns, before as SiblingRank[]);
   }
 
   async #requireFlag(tx: Tx, ns: string, flagKey: string): Promise<void> {

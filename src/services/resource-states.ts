@@ -13,6 +13,20 @@ export interface FlagState extends Flag {
   rollouts: Rollout[];
 }
 
+/** Where a rule's or rollout's siblings stood: what a delete's renumbering changed. */
+export interface SiblingRank {
+  id: string;
+  rank: number;
+  updatedAt: Date;
+}
+
+export function siblingRanks(
+  items: readonly { id: string; rank: number; updatedAt: Date }[],
+  except: string,
+): SiblingRank[] {
+  return items.filter((i) => i.id !== except).map(({ id, rank, updatedAt }) => ({ id, rank, updatedAt }));
+}
+
 async function orUndefined<T>(read: Promise<T>): Promise<T | undefined> {
   try {
     return await read;

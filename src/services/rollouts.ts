@@ -5,7 +5,7 @@ import { InvalidArgumentError, NotFoundError, ValidationError } from '../domain/
 import type { Page, Rollout, RolloutSegment, RolloutThreshold, SegmentOperator } from '../domain/types.js';
 import type { ListQuery } from '../storage/pagination.js';
 import type { FlagReads, NamespaceReads, RolloutStore, SegmentReads } from '../storage/store.js';
-import type { ResourceStates } from './resource-states.js';
+import { type ResourceStates, siblingRanks } from './resource-states.js';
 import { requireNonEmpty } from './validation.js';
 import { runWrite, type WriteContext } from './write.js';
 
@@ -185,9 +185,12 @@ export class RolloutService {
     if (!(await this.namespaces.find(this.ctx.db, namespaceKey))) return;
     await runWrite(this.ctx, namespaceKey, async (tx, changes) => {
       const before = await this.states.rollout(tx, namespaceKey, id);
+      // As for rules: the delete renumbers the others, whose ranks are recorded for a revert.
+      const siblings = before?.flagKey === flagKey ? await this.states.rolloutOrder(tx, namespaceKey, flagKey) : [];
       await this.rollouts.delete(tx, namespaceKey, flagKey, id);
       if (before && before.flagKey === flagKey) {
-        changes.record({ ...subject(namespaceKey, flagKey, id), action: 'deleted', before });
+        const state = { ...before, siblingsBefore: siblingRanks(siblings, id) };
+        changes.record({ ...subject(namespaceKey, flagKey, id), action: 'deleted', before: state });
       }
     });
   }

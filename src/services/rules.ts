@@ -8,7 +8,7 @@ import type { Distribution, Page, Rule, SegmentOperator } from '../domain/types.
 import type { ListQuery } from '../storage/pagination.js';
 import type { NamespaceReads, RuleStore } from '../storage/store.js';
 import { namespaceOrDefault } from './flags.js';
-import type { ResourceStates } from './resource-states.js';
+import { type ResourceStates, siblingRanks } from './resource-states.js';
 import { requireNonEmpty } from './validation.js';
 import { runWrite, type WriteContext } from './write.js';
 
@@ -130,8 +130,13 @@ export class RuleService {
     if (!(await this.namespaces.find(this.ctx.db, ns))) return;
     await runWrite(this.ctx, ns, async (tx, changes) => {
       const before = await this.states.rule(tx, ns, id);
+      // The delete renumbers the flag's other rules: their ranks are recorded so a revert puts them back.
+      const siblings = before?.flagKey === flagKey ? await this.states.ruleOrder(tx, ns, flagKey) : [];
       await this.rules.delete(tx, ns, flagKey, id);
-      if (before?.flagKey === flagKey) changes.record({ ...ruleSubject(ns, flagKey, id), action: 'deleted', before });
+      if (before?.flagKey === flagKey) {
+        const state = { ...before, siblingsBefore: siblingRanks(siblings, id) };
+        changes.record({ ...ruleSubject(ns, flagKey, id), action: 'deleted', before: state });
+      }
     });
   }
 }

@@ -205,17 +205,17 @@ export async function shiftRanks(
     .execute();
 }
 
-/** Puts the flag's rules or rollouts back at the recorded ranks. */
+/** Puts the flag's rules or rollouts back at the recorded ranks (and update times). */
 export async function setRanks(
   tx: Tx,
   table: 'rules' | 'rollouts',
   namespaceKey: string,
-  items: readonly { id: string; rank: number }[],
+  items: readonly { id: string; rank: number; updatedAt: Date | string }[],
 ): Promise<void> {
   for (const item of items) {
     await tx
       .updateTable(table as 'rules')
-      .set({ rank: item.rank })
+      .set({ rank: item.rank, updated_at: at(item.updatedAt) })
       .where('namespace_key', '=', namespaceKey)
       .where('id', '=', item.id)
       .execute();
