@@ -5,7 +5,7 @@
 import { InvalidArgumentError } from '../domain/errors.js';
 import { DEFAULT_NAMESPACE, FLAG_TYPES, type Flag, type FlagType, type Page } from '../domain/types.js';
 import type { ListQuery } from '../storage/pagination.js';
-import type { FlagStore, NamespaceReads } from '../storage/store.js';
+import type { FlagStore, FlagUpdate, NamespaceReads } from '../storage/store.js';
 import type { ResourceStates } from './resource-states.js';
 import { requireKey, requireMaxLength, requireNonEmpty } from './validation.js';
 import { runWrite, type WriteContext } from './write.js';
@@ -33,6 +33,23 @@ export interface FlagUpdateInput {
 /** An empty namespace key means `default` everywhere in Flipt. */
 export function namespaceOrDefault(namespaceKey: string | undefined | null): string {
   return namespaceKey === undefined || namespaceKey === null || namespaceKey === '' ? DEFAULT_NAMESPACE : namespaceKey;
+}
+
+/** The flag as a read would show it after `update` (which checked the default variant is its own). */
+function updatedFlag(before: Flag, update: FlagUpdate, updatedAt: Date): Flag {
+  const { defaultVariant: _default, metadata: _metadata, ...rest } = before;
+  const after: Flag = {
+    ...rest,
+    name: update.name,
+    description: update.description,
+    enabled: update.enabled,
+    updatedAt,
+  };
+  const defaultVariant = before.variants.find((v) => v.id === update.defaultVariantId);
+  if (update.defaultVariantId !== '' && defaultVariant) after.defaultVariant = defaultVariant;
+  const metadata = update.metadata === undefined ? before.metadata : update.metadata;
+  if (metadata !== undefined && Object.keys(metadata).length > 0) after.metadata = metadata;
+  return after;
 }
 
 export class FlagService {
@@ -79,15 +96,18 @@ export class FlagService {
     const name = requireNonEmpty('name', input.name);
     requireMaxLength('name', name);
     return runWrite(this.ctx, ns, async (tx, changes) => {
-      const before = await this.states.flag(tx, ns, key);
-      await this.flags.update(tx, ns, key, {
+      // Read before, and the state after derived from it: a flag update leaves its variants as they
+      // are, so reading it again afterwards would only repeat the same queries.
+      const before = await this.flags.get(tx, ns, key);
+      const write = {
         name,
         description: input.description ?? '',
         enabled: input.enabled ?? false,
         defaultVariantId: input.defaultVariantId ?? '',
         ...(input.metadata ? { metadata: input.metadata } : {}),
-      });
-      const after = await this.flags.get(tx, ns, key);
+      };
+      const updatedAt = await this.flags.update(tx, ns, key, write);
+      const after = updatedFlag(before, write, updatedAt);
       changes.record({ namespaceKey: ns, resourceType: 'flag', resourceKey: key, action: 'updated', before, after });
       return after;
     });
