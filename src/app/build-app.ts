@@ -250,6 +250,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     streams,
     ...(eventStreams ? { changes: eventStreams.grpc } : {}),
   });
+  const stopCountingChanges = services.recorded.subscribe((changes) => metrics.changesRecorded(changes));
   const stopCountingCleanups = onAuthTokenCleanup((run) => {
     if (run.instance === tokenCleanup?.instance) metrics.tokensDeleted(run.deleted);
   });
@@ -296,6 +297,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         // after forceShutdown would never call back): what the requests used can go now.
         await Promise.allSettled([http.close(), tokenCleanup?.stop(), audit?.stop()]);
         stopCountingCleanups();
+        stopCountingChanges();
         const closed = (async () => {
           await redisCache?.close();
           snapshots.close();

@@ -8,6 +8,7 @@ import { ConfigError, ms } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { AuthService } from '../services/auth.js';
 import type { Database } from '../storage/schema.js';
+import { changesRetention } from './changes-retention.js';
 
 /** Creates the bootstrap token if the token method is enabled and no token exists. */
 export async function bootstrapTokenAuthentication(auth: AuthService, config: Config, logger: Logger): Promise<void> {
@@ -29,10 +30,13 @@ export async function bootstrapTokenAuthentication(auth: AuthService, config: Co
   }
 }
 
-/** The cleanup job for the token method, or undefined when the method is disabled. */
+/**
+ * The cleanup job: expired tokens when the token method is enabled, and in any case the change log's
+ * retention (changes-retention.ts), under the same lease.
+ */
 export function createTokenCleanup(db: Kysely<Database>, config: Config, logger: Logger): TokenCleanupJob | undefined {
   const token = config.authentication.methods.token;
-  if (!token.enabled) return undefined;
+  const changesRetentionMs = changesRetention(config);
   const intervalMs = ms(token.cleanup.interval);
   const gracePeriodMs = ms(token.cleanup.grace_period);
   for (const [key, value] of [
@@ -42,5 +46,6 @@ export function createTokenCleanup(db: Kysely<Database>, config: Config, logger:
     if (!(value > 0))
       throw new ConfigError(`invalid config at authentication.methods.token.cleanup.${key}: must be greater than 0`);
   }
-  return new TokenCleanupJob({ db, intervalMs, gracePeriodMs, logger });
+  if (!token.enabled && changesRetentionMs === 0) return undefined;
+  return new TokenCleanupJob({ db, intervalMs, gracePeriodMs, logger, tokens: token.enabled, changesRetentionMs });
 }

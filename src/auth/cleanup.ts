@@ -4,6 +4,9 @@
 // `operation_lock` row `cleanup_auth_METHOD_TOKEN` (storage/operation-lock.ts), so two instances never
 // both clean in the same interval. After a database error it retries after min(interval, 5m).
 //
+// The same run, under the same lease, also removes recorded changes older than the change log's
+// retention (issue 28), so one instance at a time does that too.
+//
 // Observability: every run is logged, counted in `authTokenCleanupStats` and passed to the listeners
 // of `onAuthTokenCleanup` (the metrics module registers its Prometheus counter there).
 
@@ -12,6 +15,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { AuthMethod } from '../domain/authentication.js';
 import { deleteExpiredAuthentications } from '../storage/authentications.js';
+import { deleteChangesBefore } from '../storage/changes.js';
 import { type LockEntry, tryAcquireLock } from '../storage/operation-lock.js';
 import type { Database } from '../storage/schema.js';
 
@@ -27,6 +31,9 @@ export interface CleanupRun {
   /** Authentications that expired before this were deleted. */
   expiredBefore: Date;
   deleted: number;
+  /** Changes recorded before `changesBefore` were deleted (retention); absent when retention is off. */
+  changesBefore?: Date;
+  changesDeleted: number;
 }
 
 /** Process-wide totals, for the metrics engineer (`vexil_auth_tokens_deleted_total`). */
@@ -54,6 +61,10 @@ export interface TokenCleanupOptions {
   gracePeriodMs: number;
   logger: Logger;
   method?: AuthMethod;
+  /** False: the token method is off and the job only applies the change log's retention. */
+  tokens?: boolean;
+  /** How long recorded changes are kept; undefined or 0: forever. */
+  changesRetentionMs?: number;
 }
 
 export type CleanupAttempt = { acquired: true; run: CleanupRun } | { acquired: false; entry: LockEntry };
@@ -100,7 +111,11 @@ export class TokenCleanupJob {
       return { acquired: false, entry: attempt.entry };
     }
     const expiredBefore = new Date(now.getTime() - gracePeriodMs);
-    const deleted = await deleteExpiredAuthentications(db, this.method, expiredBefore);
+    const deleted =
+      this.options.tokens === false ? 0 : await deleteExpiredAuthentications(db, this.method, expiredBefore);
+    const retention = this.options.changesRetentionMs ?? 0;
+    const changesBefore = retention > 0 ? new Date(now.getTime() - retention) : undefined;
+    const changesDeleted = changesBefore ? await deleteChangesBefore(db, changesBefore) : 0;
     const run: CleanupRun = {
       instance: this.instance,
       operation: this.operation,
@@ -110,10 +125,13 @@ export class TokenCleanupJob {
       leaseEnd: attempt.entry.acquiredUntil ?? new Date(now.getTime() + intervalMs),
       expiredBefore,
       deleted,
+      ...(changesBefore ? { changesBefore } : {}),
+      changesDeleted,
     };
     authTokenCleanupStats.runs += 1;
     authTokenCleanupStats.deleted += deleted;
     logger.info({ method: this.method, deleted, expiredBefore }, 'expired authentications cleaned up');
+    if (changesBefore) logger.info({ deleted: changesDeleted, before: changesBefore }, 'old recorded changes removed');
     for (const listener of listeners) {
       try {
         listener(run);

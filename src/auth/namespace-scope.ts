@@ -59,8 +59,12 @@ export function requestNamespaces(request: ScopedRequest): string[] | undefined 
   return [keyOrDefault(body?.namespaceKey ?? query?.namespaceKey ?? query?.namespace_key)];
 }
 
+/** Routes that answer a scoped token with its own namespace's part only (the change log across namespaces). */
+const SCOPE_FILTERED_READS = new Set(['/api/v1/changes']);
+
 /** Whether a token restricted to `scope` may make this request. */
 export function namespaceAllowed(scope: string, request: ScopedRequest): boolean {
+  if (request.method === 'GET' && SCOPE_FILTERED_READS.has(request.routeUrl)) return true;
   const namespaces = requestNamespaces(request);
   return namespaces?.every((ns) => ns === scope) ?? false;
 }

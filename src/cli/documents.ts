@@ -13,6 +13,7 @@ import { ChangeFeed } from '../services/changes.js';
 import { type DocumentFormat, formatOfFileName, sniffFormat } from '../services/documents/parse.js';
 import { serializeNamespaces } from '../services/documents/serialize.js';
 import { ImportExportService, type ImportResult, type ImportSource, parseSources } from '../services/import-export.js';
+import { actingAs, CLI_ACTOR } from '../services/write.js';
 import { DbUrlError, openDb, waitForDb } from '../storage/db.js';
 import { sqlDocumentStore } from '../storage/documents.js';
 import { migrateToLatest } from '../storage/migrations/index.js';
@@ -240,7 +241,9 @@ export async function importCommand(
       }),
     ) as ImportResult;
   } else {
-    result = await withDocuments(config(), (service) => service.importSources(sources, flags));
+    result = await withDocuments(config(), (service) =>
+      actingAs(CLI_ACTOR, () => service.importSources(sources, flags)),
+    );
   }
   return describeResult(result, flags.dryRun);
 }

@@ -12,6 +12,7 @@ import type { Config } from '../config/schema.js';
 import { AUTH_METHODS, type AuthMethod } from '../domain/authentication.js';
 import { DomainError, NotFoundError } from '../domain/errors.js';
 import { AuthService, type CreateTokenInput } from '../services/auth.js';
+import { actingAs, CLI_ACTOR } from '../services/write.js';
 import { sqlAuthenticationStore } from '../storage/authentications.js';
 import { DbUrlError, openDb, waitForDb } from '../storage/db.js';
 import { migrateToLatest } from '../storage/migrations/index.js';
@@ -80,7 +81,7 @@ export function tokenCreateInput(options: TokenCreateOptions, now: Date = new Da
 
 export async function createTokenCommand(config: Config, options: TokenCreateOptions): Promise<string> {
   const input = tokenCreateInput(options);
-  const created = await withAuthService(config, (auth) => auth.createToken(input));
+  const created = await withAuthService(config, (auth) => actingAs(CLI_ACTOR, () => auth.createToken(input)));
   return JSON.stringify(createdTokenToWire(created), null, 2);
 }
 
@@ -120,7 +121,7 @@ export async function deleteTokenCommand(
     await auth.get(id).catch((err: unknown) => {
       throw err instanceof NotFoundError ? new NotFoundError(`authentication "${id}"`) : err;
     });
-    await auth.delete(id);
+    await actingAs(CLI_ACTOR, () => auth.delete(id));
   });
   if (config.cache.enabled && config.cache.backend === 'redis') {
     const announced = await announceRevokedToken(config.cache.redis, id, {

@@ -86,3 +86,8 @@ export class UnimplementedError extends DomainError {
 export class InternalError extends DomainError {
   readonly code = GrpcCode.INTERNAL;
 }
+
+/** The request is sound but the current state does not allow it (e.g. a revert whose segment is gone): 400. */
+export class FailedPreconditionError extends DomainError {
+  readonly code = GrpcCode.FAILED_PRECONDITION;
+}

@@ -7,17 +7,22 @@ import type { Kysely } from 'kysely';
 import { generateClientToken, hashClientToken } from '../auth/client-token.js';
 import type { TokenCache } from '../auth/token-cache.js';
 import { type Authentication, type AuthMethod, isExpired, TOKEN_METADATA } from '../domain/authentication.js';
+import { NotFoundError } from '../domain/errors.js';
 import { writeTime } from '../storage/rows.js';
 import type { Database } from '../storage/schema.js';
 import type { AuthenticationStore, OperationLockStore } from '../storage/store.js';
-import { inTransaction, toDomainError } from '../storage/transaction.js';
+import { toDomainError } from '../storage/transaction.js';
+import type { RecordedChanges } from './change-recorder.js';
 import { requireMaxLength } from './validation.js';
+import { recordedTransaction } from './write.js';
 
 export const DEFAULT_AUTH_LIST_LIMIT = 25;
 export const MAX_AUTH_LIST_LIMIT = 100;
 
 /** The row every instance locks while deciding whether to create the bootstrap token. */
 export const BOOTSTRAP_OPERATION = 'bootstrap_auth_METHOD_TOKEN';
+
+const BOOTSTRAP_ACTOR = { authentication: 'bootstrap' };
 
 export interface CreateTokenInput {
   name?: string;
@@ -64,7 +69,23 @@ export class AuthService {
     private readonly locks: OperationLockStore,
     /** Absent: every presented token is looked up in the database (the CLI; `cache.poll_interval: 0`). */
     private readonly tokens?: TokenCache,
+    /** Told of the token changes recorded (metrics, the audit outbox). */
+    private readonly recorded?: RecordedChanges,
   ) {}
+
+  #find(db: Kysely<Database>, id: string): Promise<Authentication | undefined> {
+    return this.authentications.get(db, id).catch((err: unknown) => {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    });
+  }
+
+  /** Token writes are recorded like every other write, outside any namespace. */
+  #record<T>(work: Parameters<typeof recordedTransaction<T>>[1], actor?: { authentication: string }): Promise<T> {
+    return recordedTransaction({ db: this.db, ...(this.recorded ? { recorded: this.recorded } : {}) }, work, {
+      ...(actor ? { actor } : {}),
+    });
+  }
 
   /** Creates a METHOD_TOKEN authentication, as `POST /auth/v1/method/token` does (no validation, like Flipt). */
   async createToken(input: CreateTokenInput, clientToken: string = generateClientToken()): Promise<CreatedToken> {
@@ -72,13 +93,17 @@ export class AuthService {
     metadata[TOKEN_METADATA.name] = input.name ?? '';
     if (input.description) metadata[TOKEN_METADATA.description] = input.description;
     if (input.namespaceKey) metadata[TOKEN_METADATA.namespace] = input.namespaceKey;
-    const authentication = await this.authentications.insert(this.db, {
-      id: crypto.randomUUID(),
-      hashedClientToken: hashClientToken(clientToken),
-      method: 'METHOD_TOKEN',
-      metadata,
-      ...(input.expiresAt ? { expiresAt: toMillis(input.expiresAt) } : {}),
-      createdAt: writeTime(),
+    const authentication = await this.#record(async (tx, changes) => {
+      const after = await this.authentications.insert(tx, {
+        id: crypto.randomUUID(),
+        hashedClientToken: hashClientToken(clientToken),
+        method: 'METHOD_TOKEN',
+        metadata,
+        ...(input.expiresAt ? { expiresAt: toMillis(input.expiresAt) } : {}),
+        createdAt: writeTime(),
+      });
+      changes.record({ resourceType: 'token', resourceKey: after.id, action: 'created', after });
+      return after;
     });
     return { clientToken, authentication };
   }
@@ -143,12 +168,21 @@ export class AuthService {
 
   async delete(id: string): Promise<void> {
     requireMaxLength('id', id);
-    await this.authentications.delete(this.db, id);
+    await this.#record(async (tx, changes) => {
+      const before = await this.#find(tx, id);
+      await this.authentications.delete(tx, id);
+      if (before) changes.record({ resourceType: 'token', resourceKey: id, action: 'deleted', before });
+    });
     this.tokens?.forget(id);
   }
 
   async expire(id: string, expiresAt: Date = new Date()): Promise<void> {
-    await this.authentications.expire(this.db, id, toMillis(expiresAt));
+    await this.#record(async (tx, changes) => {
+      const before = await this.#find(tx, id);
+      await this.authentications.expire(tx, id, toMillis(expiresAt));
+      const after = before ? await this.authentications.get(tx, id) : undefined;
+      if (before) changes.record({ resourceType: 'token', resourceKey: id, action: 'updated', before, after });
+    });
     this.tokens?.forget(id);
   }
 
@@ -159,7 +193,7 @@ export class AuthService {
    */
   async bootstrap(options: BootstrapOptions = {}): Promise<CreatedToken | undefined> {
     await this.locks.ensureRow(this.db, BOOTSTRAP_OPERATION);
-    return inTransaction(this.db, async (tx) => {
+    return this.#record(async (tx, changes) => {
       await this.locks.lockRow(tx, BOOTSTRAP_OPERATION);
       if ((await this.authentications.count(tx, 'METHOD_TOKEN')) > 0) return undefined;
       const clientToken = options.clientToken || generateClientToken();
@@ -176,7 +210,13 @@ export class AuthService {
         ...(options.expiresAt ? { expiresAt: toMillis(options.expiresAt) } : {}),
         createdAt: writeTime(),
       });
+      changes.record({
+        resourceType: 'token',
+        resourceKey: authentication.id,
+        action: 'created',
+        after: authentication,
+      });
       return { clientToken, authentication };
-    });
+    }, BOOTSTRAP_ACTOR);
   }
 }

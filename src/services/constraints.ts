@@ -6,6 +6,7 @@ import { NotFoundError } from '../domain/errors.js';
 import type { ComparisonType, Constraint } from '../domain/types.js';
 import { validateConstraint } from '../evaluation/constraint-validation.js';
 import type { ConstraintFields, SegmentStore } from '../storage/store.js';
+import type { ResourceStates } from './resource-states.js';
 import { requireMaxLength, requireNonEmpty } from './validation.js';
 import { runWrite, type WriteContext } from './write.js';
 
@@ -18,10 +19,15 @@ export interface ConstraintInput {
   description?: string;
 }
 
+function subject(namespaceKey: string, segmentKey: string, id: string) {
+  return { namespaceKey, resourceType: 'constraint', resourceKey: id, parentKey: segmentKey } as const;
+}
+
 export class ConstraintService {
   constructor(
     private readonly ctx: WriteContext,
     private readonly segments: SegmentStore,
+    private readonly states: ResourceStates,
   ) {}
 
   /** Validates and normalises the input: operator lowercased, value "" or normalised datetime. */
@@ -39,19 +45,24 @@ export class ConstraintService {
 
   async create(namespaceKey: string, segmentKey: string, input: ConstraintInput): Promise<Constraint> {
     const fields = this.fields(segmentKey, input);
-    return runWrite(this.ctx, namespaceKey, async (tx) => {
+    return runWrite(this.ctx, namespaceKey, async (tx, changes) => {
       if (!(await this.segments.exists(tx, namespaceKey, segmentKey))) {
         throw new NotFoundError(`segment "${namespaceKey}/${segmentKey}"`);
       }
-      return this.segments.insertConstraint(tx, namespaceKey, segmentKey, fields);
+      const after = await this.segments.insertConstraint(tx, namespaceKey, segmentKey, fields);
+      changes.record({ ...subject(namespaceKey, segmentKey, after.id), action: 'created', after });
+      return after;
     });
   }
 
   async update(namespaceKey: string, segmentKey: string, id: string, input: ConstraintInput): Promise<Constraint> {
     const fields = this.fields(segmentKey, input, id);
-    return runWrite(this.ctx, namespaceKey, (tx) =>
-      this.segments.updateConstraint(tx, namespaceKey, segmentKey, id, fields),
-    );
+    return runWrite(this.ctx, namespaceKey, async (tx, changes) => {
+      const before = await this.states.constraint(tx, namespaceKey, segmentKey, id);
+      const after = await this.segments.updateConstraint(tx, namespaceKey, segmentKey, id, fields);
+      changes.record({ ...subject(namespaceKey, segmentKey, id), action: 'updated', before, after });
+      return after;
+    });
   }
 
   /** Deleting an unknown constraint succeeds without a write. */
@@ -59,6 +70,10 @@ export class ConstraintService {
     requireNonEmpty('id', id);
     requireNonEmpty('segmentKey', segmentKey);
     if (!(await this.segments.findConstraint(this.ctx.db, namespaceKey, segmentKey, id))) return;
-    await runWrite(this.ctx, namespaceKey, (tx) => this.segments.deleteConstraint(tx, namespaceKey, segmentKey, id));
+    await runWrite(this.ctx, namespaceKey, async (tx, changes) => {
+      const before = await this.states.constraint(tx, namespaceKey, segmentKey, id);
+      await this.segments.deleteConstraint(tx, namespaceKey, segmentKey, id);
+      if (before) changes.record({ ...subject(namespaceKey, segmentKey, id), action: 'deleted', before });
+    });
   }
 }

@@ -5,7 +5,8 @@
 import { InvalidArgumentError } from '../domain/errors.js';
 import { DEFAULT_NAMESPACE, FLAG_TYPES, type Flag, type FlagType, type Page } from '../domain/types.js';
 import type { ListQuery } from '../storage/pagination.js';
-import type { FlagStore, NamespaceReads } from '../storage/store.js';
+import type { FlagStore, FlagUpdate, NamespaceReads } from '../storage/store.js';
+import type { ResourceStates } from './resource-states.js';
 import { requireKey, requireMaxLength, requireNonEmpty } from './validation.js';
 import { runWrite, type WriteContext } from './write.js';
 
@@ -34,11 +35,29 @@ export function namespaceOrDefault(namespaceKey: string | undefined | null): str
   return namespaceKey === undefined || namespaceKey === null || namespaceKey === '' ? DEFAULT_NAMESPACE : namespaceKey;
 }
 
+/** The flag as a read would show it after `update` (which checked the default variant is its own). */
+function updatedFlag(before: Flag, update: FlagUpdate, updatedAt: Date): Flag {
+  const { defaultVariant: _default, metadata: _metadata, ...rest } = before;
+  const after: Flag = {
+    ...rest,
+    name: update.name,
+    description: update.description,
+    enabled: update.enabled,
+    updatedAt,
+  };
+  const defaultVariant = before.variants.find((v) => v.id === update.defaultVariantId);
+  if (update.defaultVariantId !== '' && defaultVariant) after.defaultVariant = defaultVariant;
+  const metadata = update.metadata === undefined ? before.metadata : update.metadata;
+  if (metadata !== undefined && Object.keys(metadata).length > 0) after.metadata = metadata;
+  return after;
+}
+
 export class FlagService {
   constructor(
     private readonly ctx: WriteContext,
     private readonly flags: FlagStore,
     private readonly namespaces: NamespaceReads,
+    private readonly states: ResourceStates,
   ) {}
 
   list(namespaceKey: string, query: ListQuery): Promise<Page<Flag>> {
@@ -57,16 +76,18 @@ export class FlagService {
     const type = input.type ?? 'VARIANT_FLAG_TYPE';
     if (!FLAG_TYPES.includes(type))
       throw new InvalidArgumentError(`unknown value "${String(type)}" for enum flipt.FlagType`);
-    return runWrite(this.ctx, ns, (tx) =>
-      this.flags.insert(tx, ns, {
+    return runWrite(this.ctx, ns, async (tx, changes) => {
+      const flag = await this.flags.insert(tx, ns, {
         key,
         name,
         description: input.description ?? '',
         enabled: input.enabled ?? false,
         type,
         ...(input.metadata ? { metadata: input.metadata } : {}),
-      }),
-    );
+      });
+      changes.record({ namespaceKey: ns, resourceType: 'flag', resourceKey: key, action: 'created', after: flag });
+      return flag;
+    });
   }
 
   update(namespaceKey: string, key: string, input: FlagUpdateInput): Promise<Flag> {
@@ -74,15 +95,21 @@ export class FlagService {
     requireNonEmpty('key', key);
     const name = requireNonEmpty('name', input.name);
     requireMaxLength('name', name);
-    return runWrite(this.ctx, ns, async (tx) => {
-      await this.flags.update(tx, ns, key, {
+    return runWrite(this.ctx, ns, async (tx, changes) => {
+      // Read before, and the state after derived from it: a flag update leaves its variants as they
+      // are, so reading it again afterwards would only repeat the same queries.
+      const before = await this.flags.get(tx, ns, key);
+      const write = {
         name,
         description: input.description ?? '',
         enabled: input.enabled ?? false,
         defaultVariantId: input.defaultVariantId ?? '',
         ...(input.metadata ? { metadata: input.metadata } : {}),
-      });
-      return this.flags.get(tx, ns, key);
+      };
+      const updatedAt = await this.flags.update(tx, ns, key, write);
+      const after = updatedFlag(before, write, updatedAt);
+      changes.record({ namespaceKey: ns, resourceType: 'flag', resourceKey: key, action: 'updated', before, after });
+      return after;
     });
   }
 
@@ -91,6 +118,11 @@ export class FlagService {
     const ns = namespaceOrDefault(namespaceKey);
     requireNonEmpty('key', key);
     if (!(await this.namespaces.find(this.ctx.db, ns))) return;
-    await runWrite(this.ctx, ns, (tx) => this.flags.delete(tx, ns, key));
+    await runWrite(this.ctx, ns, async (tx, changes) => {
+      const before = await this.states.fullFlag(tx, ns, key);
+      await this.flags.delete(tx, ns, key);
+      if (before)
+        changes.record({ namespaceKey: ns, resourceType: 'flag', resourceKey: key, action: 'deleted', before });
+    });
   }
 }

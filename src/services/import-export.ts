@@ -5,19 +5,22 @@
 // import with --skip-existing semantics, applied under the operation lock and only when its content
 // hash differs from the one recorded in the database.
 
+import { randomUUID } from 'node:crypto';
+import type { ChangeActor } from '../domain/changes.js';
 import { NotFoundError } from '../domain/errors.js';
 import type { NamespaceContent } from '../domain/namespace-content.js';
 import { VERSION } from '../runtime/version.js';
 import type { DocumentStore } from '../storage/documents.js';
 import type { NamespaceStore, OperationLockStore } from '../storage/store.js';
-import { bumpRevision, inTransaction, type Tx } from '../storage/transaction.js';
+import { bumpRevision, type Tx } from '../storage/transaction.js';
 import { UNSTORABLE_REASON } from '../storage/unstorable-text.js';
+import type { ChangeRecorder } from './change-recorder.js';
 import { DocumentError } from './documents/errors.js';
 import { type DocumentFormat, parseDocuments } from './documents/parse.js';
 import { serializeNamespaces } from './documents/serialize.js';
 import { type ParsedDocument, readDocuments } from './documents/validate.js';
 import { unstorableTextPath } from './validation.js';
-import type { WriteContext } from './write.js';
+import { recordedTransaction, type WriteContext } from './write.js';
 
 export interface ImportOptions {
   /** Leave flags and segments whose keys exist as they are (else an existing key is an error). */
@@ -26,7 +29,12 @@ export interface ImportOptions {
   drop?: boolean;
   /** Do everything, report it, and roll it back. */
   dryRun?: boolean;
+  /** Who the changes are recorded as (default: the request's actor). */
+  actor?: ChangeActor;
 }
+
+/** Seeding happens at start, as the bootstrap token does. */
+const SEED_ACTOR: ChangeActor = { authentication: 'bootstrap' };
 
 export interface ImportEntry {
   namespace: string;
@@ -92,12 +100,18 @@ export class ImportExportService {
   async import(docs: ParsedDocument[], options: ImportOptions = {}): Promise<ImportResult> {
     let touched = new Set<string>();
     try {
-      const result = await inTransaction(this.ctx.db, async (tx) => {
-        touched = new Set();
-        const result = await this.apply(tx, docs, options, touched);
-        if (options.dryRun) throw new DryRunRollback(result);
-        return result;
-      });
+      // One batch id for every change of the run, so its changes can be listed (and reverted) together.
+      const recording = { batch: randomUUID(), ...(options.actor ? { actor: options.actor } : {}) };
+      const result = await recordedTransaction(
+        this.ctx,
+        async (tx, changes) => {
+          touched = new Set();
+          const result = await this.apply(tx, docs, options, touched, changes);
+          if (options.dryRun) throw new DryRunRollback(result);
+          return result;
+        },
+        recording,
+      );
       for (const ns of touched) this.ctx.changes.publish(ns);
       return result;
     } catch (err) {
@@ -113,14 +127,18 @@ export class ImportExportService {
   async seed(name: string, hash: string, docs: ParsedDocument[]): Promise<ImportResult | undefined> {
     await this.locks.ensureRow(this.ctx.db, SEED_OPERATION);
     let touched = new Set<string>();
-    const result = await inTransaction(this.ctx.db, async (tx) => {
-      touched = new Set();
-      await this.locks.lockRow(tx, SEED_OPERATION);
-      if ((await this.documents.seedHash(tx, name)) === hash) return undefined;
-      const result = await this.apply(tx, docs, { skipExisting: true }, touched);
-      await this.documents.recordSeed(tx, name, hash);
-      return result;
-    });
+    const result = await recordedTransaction(
+      this.ctx,
+      async (tx, changes) => {
+        touched = new Set();
+        await this.locks.lockRow(tx, SEED_OPERATION);
+        if ((await this.documents.seedHash(tx, name)) === hash) return undefined;
+        const result = await this.apply(tx, docs, { skipExisting: true }, touched, changes);
+        await this.documents.recordSeed(tx, name, hash);
+        return result;
+      },
+      { batch: randomUUID(), actor: SEED_ACTOR },
+    );
     for (const ns of touched) this.ctx.changes.publish(ns);
     return result;
   }
@@ -130,12 +148,21 @@ export class ImportExportService {
     docs: ParsedDocument[],
     options: ImportOptions,
     touched: Set<string>,
+    changes: ChangeRecorder,
   ): Promise<ImportResult> {
     const result: ImportResult = { created: [], skipped: [], dropped: [] };
     if (options.drop) {
+      // What a drop removes is recorded per namespace, as its content in the document form.
+      const dropped = new Map<string, NamespaceContent>();
+      for (const key of await this.documents.namespaceKeys(tx)) {
+        const content = await this.documents.readIn(tx, key);
+        if (content) dropped.set(key, content);
+      }
       for (const key of await this.documents.dropAll(tx)) {
         result.dropped.push({ namespace: key, type: 'namespace', key });
         touched.add(key);
+        const before = dropped.get(key);
+        changes.record({ namespaceKey: key, resourceType: 'namespace', resourceKey: key, action: 'deleted', before });
       }
     }
     for (const doc of docs) {
@@ -147,8 +174,9 @@ export class ImportExportService {
       const unstorable = unstorableTextPath({ namespace, flags, segments });
       if (unstorable !== undefined) fail(unstorable, UNSTORABLE_REASON);
       if (!(await this.namespaces.find(tx, ns))) {
-        await this.namespaces.insert(tx, namespace);
+        const after = await this.namespaces.insert(tx, namespace);
         result.created.push({ namespace: ns, type: 'namespace', key: ns });
+        changes.record({ namespaceKey: ns, resourceType: 'namespace', resourceKey: ns, action: 'created', after });
       }
       touched.add(ns);
       const existing = await this.documents.existingKeys(tx, ns);
@@ -181,8 +209,16 @@ export class ImportExportService {
         });
       });
       await this.documents.insert(tx, ns, { flags: newFlags, segments: newSegments });
-      for (const f of newFlags) result.created.push({ namespace: ns, type: 'flag', key: f.key });
-      for (const s of newSegments) result.created.push({ namespace: ns, type: 'segment', key: s.key });
+      // An import's "after" is the object as the document gave it: reading thousands of flags back
+      // through the API's reads would cost more than the import itself.
+      for (const f of newFlags) {
+        result.created.push({ namespace: ns, type: 'flag', key: f.key });
+        changes.record({ namespaceKey: ns, resourceType: 'flag', resourceKey: f.key, action: 'created', after: f });
+      }
+      for (const s of newSegments) {
+        result.created.push({ namespace: ns, type: 'segment', key: s.key });
+        changes.record({ namespaceKey: ns, resourceType: 'segment', resourceKey: s.key, action: 'created', after: s });
+      }
     }
     for (const ns of touched) await bumpRevision(tx, ns);
     return result;

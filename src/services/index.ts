@@ -16,15 +16,18 @@ import type { Database } from '../storage/schema.js';
 import { sqlSegmentStore } from '../storage/segments.js';
 import { sqlVariantStore } from '../storage/variants.js';
 import { AuthService } from './auth.js';
+import { RecordedChanges } from './change-recorder.js';
 import { ChangeFeed } from './changes.js';
 import { ConstraintService } from './constraints.js';
 import { EvaluationService, type EvaluationServiceOptions } from './evaluation.js';
 import { ExplainService } from './evaluation-explain.js';
 import { FlagService } from './flags.js';
+import { HistoryService } from './history.js';
 import { ImportExportService } from './import-export.js';
 import { LegacyEvaluationService } from './legacy-evaluation.js';
 import { NamespaceService } from './namespaces.js';
 import { OfrepService } from './ofrep.js';
+import { ResourceStates } from './resource-states.js';
 import { RolloutService } from './rollouts.js';
 import { DistributionService, RuleService } from './rules.js';
 import { SegmentService } from './segments.js';
@@ -33,6 +36,10 @@ import type { WriteContext } from './write.js';
 
 export interface Services {
   changes: ChangeFeed;
+  /** Told of every change recorded, once committed (the changes-recorded metric, the audit outbox). */
+  recorded: RecordedChanges;
+  /** The change log: list and revert (issue 28). */
+  history: HistoryService;
   auth: AuthService;
   namespaces: NamespaceService;
   flags: FlagService;
@@ -71,19 +78,30 @@ export function createServices(
   options: ServiceOptions = {},
 ): Services {
   const changes = new ChangeFeed();
-  const ctx: WriteContext = { db, changes };
+  const recorded = new RecordedChanges();
+  const ctx: WriteContext = { db, changes, recorded };
+  const states = new ResourceStates(sqlFlagStore, sqlRuleStore, sqlRolloutStore, sqlSegmentStore, sqlNamespaceStore);
   const evaluationService = new EvaluationService(evaluation.snapshots, evaluation);
   return {
     changes,
-    auth: new AuthService(db, sqlAuthenticationStore, sqlOperationLockStore, options.tokens),
+    recorded,
+    history: new HistoryService(ctx, states, {
+      namespaces: sqlNamespaceStore,
+      flags: sqlFlagStore,
+      variants: sqlVariantStore,
+      segments: sqlSegmentStore,
+      rules: sqlRuleStore,
+      rollouts: sqlRolloutStore,
+    }),
+    auth: new AuthService(db, sqlAuthenticationStore, sqlOperationLockStore, options.tokens, recorded),
     namespaces: new NamespaceService(ctx, sqlNamespaceStore),
-    flags: new FlagService(ctx, sqlFlagStore, sqlNamespaceStore),
-    variants: new VariantService(ctx, sqlVariantStore, sqlNamespaceStore),
-    rules: new RuleService(ctx, sqlRuleStore, sqlNamespaceStore),
-    distributions: new DistributionService(ctx, sqlRuleStore, sqlNamespaceStore),
-    segments: new SegmentService(ctx, sqlSegmentStore, sqlNamespaceStore),
-    constraints: new ConstraintService(ctx, sqlSegmentStore),
-    rollouts: new RolloutService(ctx, sqlRolloutStore, sqlFlagStore, sqlSegmentStore, sqlNamespaceStore),
+    flags: new FlagService(ctx, sqlFlagStore, sqlNamespaceStore, states),
+    variants: new VariantService(ctx, sqlVariantStore, sqlNamespaceStore, states),
+    rules: new RuleService(ctx, sqlRuleStore, sqlNamespaceStore, states),
+    distributions: new DistributionService(ctx, sqlRuleStore, sqlNamespaceStore, states),
+    segments: new SegmentService(ctx, sqlSegmentStore, sqlNamespaceStore, states),
+    constraints: new ConstraintService(ctx, sqlSegmentStore, states),
+    rollouts: new RolloutService(ctx, sqlRolloutStore, sqlFlagStore, sqlSegmentStore, sqlNamespaceStore, states),
     evaluation: evaluationService,
     explain: new ExplainService(evaluationService),
     legacyEvaluation: new LegacyEvaluationService(evaluationService),

@@ -4,9 +4,9 @@ import { InvalidArgumentError } from '../domain/errors.js';
 import type { Namespace, Page } from '../domain/types.js';
 import type { ListQuery } from '../storage/pagination.js';
 import type { NamespaceStore } from '../storage/store.js';
-import { bumpRevision, inTransaction } from '../storage/transaction.js';
+import { bumpRevision } from '../storage/transaction.js';
 import { requireKey, requireMaxLength, requireNonEmpty } from './validation.js';
-import type { WriteContext } from './write.js';
+import { recordedTransaction, type WriteContext } from './write.js';
 
 export interface NamespaceInput {
   key?: string;
@@ -32,9 +32,11 @@ export class NamespaceService {
     const key = requireKey('key', input.key);
     const name = requireNonEmpty('name', input.name);
     requireMaxLength('name', name);
-    const ns = await inTransaction(this.ctx.db, (tx) =>
-      this.namespaces.insert(tx, { key, name, description: input.description ?? '' }),
-    );
+    const ns = await recordedTransaction(this.ctx, async (tx, changes) => {
+      const after = await this.namespaces.insert(tx, { key, name, description: input.description ?? '' });
+      changes.record({ namespaceKey: key, resourceType: 'namespace', resourceKey: key, action: 'created', after });
+      return after;
+    });
     this.ctx.changes.publish(key);
     return ns;
   }
@@ -42,23 +44,34 @@ export class NamespaceService {
   async update(key: string, input: NamespaceInput): Promise<Namespace> {
     const name = requireNonEmpty('name', input.name);
     requireMaxLength('name', name);
-    const ns = await inTransaction(this.ctx.db, async (tx) => {
+    const ns = await recordedTransaction(this.ctx, async (tx, changes) => {
+      const before = await this.namespaces.find(tx, key);
       await this.namespaces.update(tx, key, { name, description: input.description ?? '' });
       await bumpRevision(tx, key);
-      return this.namespaces.get(tx, key);
+      const after = await this.namespaces.get(tx, key);
+      changes.record({
+        namespaceKey: key,
+        resourceType: 'namespace',
+        resourceKey: key,
+        action: 'updated',
+        before,
+        after,
+      });
+      return after;
     });
     this.ctx.changes.publish(key);
     return ns;
   }
 
   async delete(key: string, force: boolean): Promise<void> {
-    await inTransaction(this.ctx.db, async (tx) => {
+    await recordedTransaction(this.ctx, async (tx, changes) => {
       const ns = await this.namespaces.get(tx, key);
       if (!force && ns.protected) throw new InvalidArgumentError(`namespace "${key}" is protected`);
       if (!force && (await this.namespaces.countFlags(tx, key)) > 0) {
         throw new InvalidArgumentError(`namespace "${key}" cannot be deleted; flags must be deleted first`);
       }
       await this.namespaces.delete(tx, key);
+      changes.record({ namespaceKey: key, resourceType: 'namespace', resourceKey: key, action: 'deleted', before: ns });
     });
     this.ctx.changes.publish(key);
   }

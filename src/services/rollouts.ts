@@ -5,6 +5,7 @@ import { InvalidArgumentError, NotFoundError, ValidationError } from '../domain/
 import type { Page, Rollout, RolloutSegment, RolloutThreshold, SegmentOperator } from '../domain/types.js';
 import type { ListQuery } from '../storage/pagination.js';
 import type { FlagReads, NamespaceReads, RolloutStore, SegmentReads } from '../storage/store.js';
+import { type ResourceStates, siblingRanks } from './resource-states.js';
 import { requireNonEmpty } from './validation.js';
 import { runWrite, type WriteContext } from './write.js';
 
@@ -79,6 +80,10 @@ function requestedRule(input: RolloutInput): RequestedRule {
   return { kind: 'none' };
 }
 
+function subject(namespaceKey: string, flagKey: string, id: string) {
+  return { namespaceKey, resourceType: 'rollout', resourceKey: id, parentKey: flagKey } as const;
+}
+
 export class RolloutService {
   constructor(
     private readonly ctx: WriteContext,
@@ -86,6 +91,7 @@ export class RolloutService {
     private readonly flags: FlagReads,
     private readonly segments: SegmentReads,
     private readonly namespaces: NamespaceReads,
+    private readonly states: ResourceStates,
   ) {}
 
   /** Rank order; an unknown flag or namespace lists as empty. */
@@ -108,7 +114,7 @@ export class RolloutService {
     }
     requireNonEmpty('flagKey', flagKey);
     const rule = requestedRule(input);
-    return runWrite(this.ctx, namespaceKey, async (tx) => {
+    return runWrite(this.ctx, namespaceKey, async (tx, changes) => {
       // Flipt checks the rank before anything else, then the rule, then (through foreign keys) the
       // flag and segments.
       if (await this.rollouts.rankTaken(tx, namespaceKey, flagKey, rank)) {
@@ -127,7 +133,7 @@ export class RolloutService {
       ) {
         throw new NotFoundError(missingSubject);
       }
-      return this.rollouts.insert(tx, {
+      const after = await this.rollouts.insert(tx, {
         namespaceKey,
         flagKey,
         rank,
@@ -135,6 +141,8 @@ export class RolloutService {
         rule: rule.kind === 'segment' ? { segment: rule.segment } : { threshold: rule.threshold },
         missingReferenceSubject: missingSubject,
       });
+      changes.record({ ...subject(namespaceKey, flagKey, after.id), action: 'created', after });
+      return after;
     });
   }
 
@@ -143,7 +151,7 @@ export class RolloutService {
     requireNonEmpty('id', id);
     requireNonEmpty('flagKey', flagKey);
     const rule = requestedRule(input);
-    return runWrite(this.ctx, namespaceKey, async (tx) => {
+    return runWrite(this.ctx, namespaceKey, async (tx, changes) => {
       const current = await this.rollouts.get(tx, namespaceKey, id);
       if (!(await this.rollouts.touch(tx, namespaceKey, flagKey, id, input.description ?? ''))) {
         throw new NotFoundError(`rollout "${namespaceKey}/${id}"`);
@@ -164,7 +172,9 @@ export class RolloutService {
       } else {
         await this.rollouts.replaceThreshold(tx, namespaceKey, id, rule.threshold);
       }
-      return this.rollouts.get(tx, namespaceKey, id);
+      const after = await this.rollouts.get(tx, namespaceKey, id);
+      changes.record({ ...subject(namespaceKey, flagKey, id), action: 'updated', before: current, after });
+      return after;
     });
   }
 
@@ -173,7 +183,16 @@ export class RolloutService {
     requireNonEmpty('id', id);
     requireNonEmpty('flagKey', flagKey);
     if (!(await this.namespaces.find(this.ctx.db, namespaceKey))) return;
-    await runWrite(this.ctx, namespaceKey, (tx) => this.rollouts.delete(tx, namespaceKey, flagKey, id));
+    await runWrite(this.ctx, namespaceKey, async (tx, changes) => {
+      const before = await this.states.rollout(tx, namespaceKey, id);
+      // As for rules: the delete renumbers the others, whose ranks are recorded for a revert.
+      const siblings = before?.flagKey === flagKey ? await this.states.rolloutOrder(tx, namespaceKey, flagKey) : [];
+      await this.rollouts.delete(tx, namespaceKey, flagKey, id);
+      if (before && before.flagKey === flagKey) {
+        const state = { ...before, siblingsBefore: siblingRanks(siblings, id) };
+        changes.record({ ...subject(namespaceKey, flagKey, id), action: 'deleted', before: state });
+      }
+    });
   }
 
   /** rank = position + 1 for each listed id; unlisted rollouts keep their ranks (Flipt). */
@@ -182,6 +201,12 @@ export class RolloutService {
     const ids = rolloutIds ?? [];
     if (ids.length < 2) throw new ValidationError('rolloutIds', 'must contain atleast 2 elements');
     if (!(await this.namespaces.find(this.ctx.db, namespaceKey))) return;
-    await runWrite(this.ctx, namespaceKey, (tx) => this.rollouts.order(tx, namespaceKey, flagKey, ids));
+    await runWrite(this.ctx, namespaceKey, async (tx, changes) => {
+      const before = await this.states.rolloutOrder(tx, namespaceKey, flagKey);
+      await this.rollouts.order(tx, namespaceKey, flagKey, ids);
+      const after = await this.states.rolloutOrder(tx, namespaceKey, flagKey);
+      // As for rules: a reorder is recorded on the flag's rollout list.
+      changes.record({ ...subject(namespaceKey, flagKey, flagKey), action: 'updated', before, after });
+    });
   }
 }

@@ -8,6 +8,7 @@ import type { Distribution, Page, Rule, SegmentOperator } from '../domain/types.
 import type { ListQuery } from '../storage/pagination.js';
 import type { NamespaceReads, RuleStore } from '../storage/store.js';
 import { namespaceOrDefault } from './flags.js';
+import { type ResourceStates, siblingRanks } from './resource-states.js';
 import { requireNonEmpty } from './validation.js';
 import { runWrite, type WriteContext } from './write.js';
 
@@ -47,11 +48,21 @@ function checkRollout(rollout: number | null | undefined): number {
   return rollout ?? 0;
 }
 
+function ruleSubject(namespaceKey: string, flagKey: string, id: string) {
+  return { namespaceKey, resourceType: 'rule', resourceKey: id, parentKey: flagKey } as const;
+}
+
+/** A distribution's parent is its rule (the flag is the rule's parent). */
+function distributionSubject(namespaceKey: string, ruleId: string, id: string) {
+  return { namespaceKey, resourceType: 'distribution', resourceKey: id, parentKey: ruleId } as const;
+}
+
 export class RuleService {
   constructor(
     private readonly ctx: WriteContext,
     private readonly rules: RuleStore,
     private readonly namespaces: NamespaceReads,
+    private readonly states: ResourceStates,
   ) {}
 
   list(namespaceKey: string, flagKey: string, query: ListQuery): Promise<Page<Rule>> {
@@ -73,9 +84,15 @@ export class RuleService {
     const rank = input.rank ?? 0;
     if (rank <= 0) throw new ValidationError('rank', 'must be greater than 0');
     if (!Number.isInteger(rank) || rank > INT32_MAX) throw new ValidationError('rank', 'must be an int32');
-    return runWrite(this.ctx, ns, (tx) =>
-      this.rules.insert(tx, ns, flagKey, { rank, ...segments, requestedSegmentKey: input.segmentKey ?? '' }),
-    );
+    return runWrite(this.ctx, ns, async (tx, changes) => {
+      const after = await this.rules.insert(tx, ns, flagKey, {
+        rank,
+        ...segments,
+        requestedSegmentKey: input.segmentKey ?? '',
+      });
+      changes.record({ ...ruleSubject(ns, flagKey, after.id), action: 'created', after });
+      return after;
+    });
   }
 
   update(namespaceKey: string, flagKey: string, id: string, input: RuleInput): Promise<Rule> {
@@ -83,7 +100,12 @@ export class RuleService {
     requireNonEmpty('id', id);
     requireNonEmpty('flagKey', flagKey);
     const segments = ruleSegments(input);
-    return runWrite(this.ctx, ns, (tx) => this.rules.update(tx, ns, flagKey, id, segments));
+    return runWrite(this.ctx, ns, async (tx, changes) => {
+      const before = await this.states.rule(tx, ns, id);
+      const after = await this.rules.update(tx, ns, flagKey, id, segments);
+      changes.record({ ...ruleSubject(ns, flagKey, id), action: 'updated', before, after });
+      return after;
+    });
   }
 
   /** rank = position + 1 for each listed rule; at least two ids. */
@@ -91,7 +113,13 @@ export class RuleService {
     const ns = namespaceOrDefault(namespaceKey);
     requireNonEmpty('flagKey', flagKey);
     if (!ruleIds || ruleIds.length < 2) throw new ValidationError('ruleIds', 'must contain atleast 2 elements');
-    await runWrite(this.ctx, ns, (tx) => this.rules.order(tx, ns, flagKey, ruleIds));
+    await runWrite(this.ctx, ns, async (tx, changes) => {
+      const before = await this.states.ruleOrder(tx, ns, flagKey);
+      await this.rules.order(tx, ns, flagKey, ruleIds);
+      const after = await this.states.ruleOrder(tx, ns, flagKey);
+      // A reorder is recorded on the flag's rule list: its key is the flag, its states the lists.
+      changes.record({ ...ruleSubject(ns, flagKey, flagKey), action: 'updated', before, after });
+    });
   }
 
   /** Idempotent; the flag's remaining rules are renumbered 1..n in the same transaction. */
@@ -100,7 +128,16 @@ export class RuleService {
     requireNonEmpty('id', id);
     requireNonEmpty('flagKey', flagKey);
     if (!(await this.namespaces.find(this.ctx.db, ns))) return;
-    await runWrite(this.ctx, ns, (tx) => this.rules.delete(tx, ns, flagKey, id));
+    await runWrite(this.ctx, ns, async (tx, changes) => {
+      const before = await this.states.rule(tx, ns, id);
+      // The delete renumbers the flag's other rules: their ranks are recorded so a revert puts them back.
+      const siblings = before?.flagKey === flagKey ? await this.states.ruleOrder(tx, ns, flagKey) : [];
+      await this.rules.delete(tx, ns, flagKey, id);
+      if (before?.flagKey === flagKey) {
+        const state = { ...before, siblingsBefore: siblingRanks(siblings, id) };
+        changes.record({ ...ruleSubject(ns, flagKey, id), action: 'deleted', before: state });
+      }
+    });
   }
 }
 
@@ -109,6 +146,7 @@ export class DistributionService {
     private readonly ctx: WriteContext,
     private readonly rules: RuleStore,
     private readonly namespaces: NamespaceReads,
+    private readonly states: ResourceStates,
   ) {}
 
   create(namespaceKey: string, flagKey: string, ruleId: string, input: DistributionInput): Promise<Distribution> {
@@ -117,9 +155,11 @@ export class DistributionService {
     requireNonEmpty('ruleId', ruleId);
     const variantId = requireNonEmpty('variantId', input.variantId ?? undefined);
     const rollout = checkRollout(input.rollout);
-    return runWrite(this.ctx, ns, (tx) =>
-      this.rules.insertDistribution(tx, ns, flagKey, ruleId, { variantId, rollout }),
-    );
+    return runWrite(this.ctx, ns, async (tx, changes) => {
+      const after = await this.rules.insertDistribution(tx, ns, flagKey, ruleId, { variantId, rollout });
+      changes.record({ ...distributionSubject(ns, ruleId, after.id), action: 'created', after });
+      return after;
+    });
   }
 
   update(
@@ -135,9 +175,12 @@ export class DistributionService {
     requireNonEmpty('ruleId', ruleId);
     const variantId = requireNonEmpty('variantId', input.variantId ?? undefined);
     const rollout = checkRollout(input.rollout);
-    return runWrite(this.ctx, ns, (tx) =>
-      this.rules.updateDistribution(tx, ns, flagKey, ruleId, id, { variantId, rollout }),
-    );
+    return runWrite(this.ctx, ns, async (tx, changes) => {
+      const before = await this.states.distribution(tx, ns, ruleId, id);
+      const after = await this.rules.updateDistribution(tx, ns, flagKey, ruleId, id, { variantId, rollout });
+      changes.record({ ...distributionSubject(ns, ruleId, id), action: 'updated', before, after });
+      return after;
+    });
   }
 
   /** Idempotent; matches on id, rule and variant, so the variant id is required. */
@@ -154,6 +197,12 @@ export class DistributionService {
     requireNonEmpty('ruleId', ruleId);
     const variant = requireNonEmpty('variantId', variantId);
     if (!(await this.namespaces.find(this.ctx.db, ns))) return;
-    await runWrite(this.ctx, ns, (tx) => this.rules.deleteDistribution(tx, ruleId, id, variant));
+    await runWrite(this.ctx, ns, async (tx, changes) => {
+      const before = await this.states.distribution(tx, ns, ruleId, id);
+      await this.rules.deleteDistribution(tx, ruleId, id, variant);
+      if (before && before.variantId === variant) {
+        changes.record({ ...distributionSubject(ns, ruleId, id), action: 'deleted', before });
+      }
+    });
   }
 }

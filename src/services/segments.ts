@@ -5,6 +5,7 @@ import { NotFoundError } from '../domain/errors.js';
 import type { MatchType, Page, Segment } from '../domain/types.js';
 import type { ListQuery } from '../storage/pagination.js';
 import type { NamespaceReads, SegmentStore } from '../storage/store.js';
+import type { ResourceStates } from './resource-states.js';
 import { requireKey, requireMaxLength, requireNonEmpty } from './validation.js';
 import { runWrite, type WriteContext } from './write.js';
 
@@ -21,6 +22,7 @@ export class SegmentService {
     private readonly ctx: WriteContext,
     private readonly segments: SegmentStore,
     private readonly namespaces: NamespaceReads,
+    private readonly states: ResourceStates,
   ) {}
 
   /** A namespace that does not exist lists as empty, not 404 (Flipt). */
@@ -36,13 +38,15 @@ export class SegmentService {
     const key = requireKey('key', input.key);
     const name = requireNonEmpty('name', input.name);
     requireMaxLength('name', name);
-    return runWrite(this.ctx, namespaceKey, async (tx) => {
+    return runWrite(this.ctx, namespaceKey, async (tx, changes) => {
       if (!(await this.namespaces.find(tx, namespaceKey))) throw new NotFoundError(`namespace "${namespaceKey}"`);
-      return this.segments.insert(tx, namespaceKey, key, {
+      const after = await this.segments.insert(tx, namespaceKey, key, {
         name,
         description: input.description ?? '',
         matchType: input.matchType ?? 'ALL_MATCH_TYPE',
       });
+      changes.record({ namespaceKey, resourceType: 'segment', resourceKey: key, action: 'created', after });
+      return after;
     });
   }
 
@@ -50,13 +54,16 @@ export class SegmentService {
     requireNonEmpty('key', key);
     const name = requireNonEmpty('name', input.name);
     requireMaxLength('name', name);
-    return runWrite(this.ctx, namespaceKey, async (tx) => {
+    return runWrite(this.ctx, namespaceKey, async (tx, changes) => {
+      const before = await this.states.segment(tx, namespaceKey, key);
       await this.segments.update(tx, namespaceKey, key, {
         name,
         description: input.description ?? '',
         matchType: input.matchType ?? 'ALL_MATCH_TYPE',
       });
-      return this.segments.get(tx, namespaceKey, key);
+      const after = await this.segments.get(tx, namespaceKey, key);
+      changes.record({ namespaceKey, resourceType: 'segment', resourceKey: key, action: 'updated', before, after });
+      return after;
     });
   }
 
@@ -67,6 +74,11 @@ export class SegmentService {
   async delete(namespaceKey: string, key: string): Promise<void> {
     requireNonEmpty('key', key);
     if (!(await this.segments.exists(this.ctx.db, namespaceKey, key))) return;
-    await runWrite(this.ctx, namespaceKey, (tx) => this.segments.delete(tx, namespaceKey, key));
+    await runWrite(this.ctx, namespaceKey, async (tx, changes) => {
+      const before = await this.states.segment(tx, namespaceKey, key);
+      await this.segments.delete(tx, namespaceKey, key);
+      if (before)
+        changes.record({ namespaceKey, resourceType: 'segment', resourceKey: key, action: 'deleted', before });
+    });
   }
 }

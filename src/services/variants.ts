@@ -5,6 +5,7 @@ import { ValidationError } from '../domain/errors.js';
 import type { Variant } from '../domain/types.js';
 import type { NamespaceReads, VariantStore } from '../storage/store.js';
 import { namespaceOrDefault } from './flags.js';
+import type { ResourceStates } from './resource-states.js';
 import { requireMaxLength, requireNonEmpty } from './validation.js';
 import { runWrite, type WriteContext } from './write.js';
 
@@ -48,18 +49,27 @@ function toWrite(input: VariantInput) {
   return { key, name, description: input.description ?? '', attachment: normalizeAttachment(input.attachment) };
 }
 
+function subject(namespaceKey: string, flagKey: string, id: string) {
+  return { namespaceKey, resourceType: 'variant', resourceKey: id, parentKey: flagKey } as const;
+}
+
 export class VariantService {
   constructor(
     private readonly ctx: WriteContext,
     private readonly variants: VariantStore,
     private readonly namespaces: NamespaceReads,
+    private readonly states: ResourceStates,
   ) {}
 
   create(namespaceKey: string, flagKey: string, input: VariantInput): Promise<Variant> {
     const ns = namespaceOrDefault(namespaceKey);
     requireNonEmpty('flagKey', flagKey);
     const write = toWrite(input);
-    return runWrite(this.ctx, ns, (tx) => this.variants.insert(tx, ns, flagKey, write));
+    return runWrite(this.ctx, ns, async (tx, changes) => {
+      const after = await this.variants.insert(tx, ns, flagKey, write);
+      changes.record({ ...subject(ns, flagKey, after.id), action: 'created', after });
+      return after;
+    });
   }
 
   update(namespaceKey: string, flagKey: string, id: string, input: VariantInput): Promise<Variant> {
@@ -67,7 +77,12 @@ export class VariantService {
     requireNonEmpty('id', id);
     requireNonEmpty('flagKey', flagKey);
     const write = toWrite(input);
-    return runWrite(this.ctx, ns, (tx) => this.variants.update(tx, ns, flagKey, id, write));
+    return runWrite(this.ctx, ns, async (tx, changes) => {
+      const before = await this.states.variant(tx, ns, flagKey, id);
+      const after = await this.variants.update(tx, ns, flagKey, id, write);
+      changes.record({ ...subject(ns, flagKey, id), action: 'updated', before, after });
+      return after;
+    });
   }
 
   /** Idempotent. Removes the variant's distributions and clears it as a flag's default variant. */
@@ -76,6 +91,10 @@ export class VariantService {
     requireNonEmpty('id', id);
     requireNonEmpty('flagKey', flagKey);
     if (!(await this.namespaces.find(this.ctx.db, ns))) return;
-    await runWrite(this.ctx, ns, (tx) => this.variants.delete(tx, ns, flagKey, id));
+    await runWrite(this.ctx, ns, async (tx, changes) => {
+      const before = await this.states.variant(tx, ns, flagKey, id);
+      await this.variants.delete(tx, ns, flagKey, id);
+      if (before) changes.record({ ...subject(ns, flagKey, id), action: 'deleted', before });
+    });
   }
 }

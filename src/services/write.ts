@@ -3,15 +3,20 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Kysely } from 'kysely';
+import type { ChangeActor } from '../domain/changes.js';
 import { NotFoundError } from '../domain/errors.js';
+import { insertChanges, type NewChange } from '../storage/changes.js';
 import type { Database } from '../storage/schema.js';
 import { bumpRevision, inTransaction, readRevisionTag, type Tx } from '../storage/transaction.js';
+import { ChangeRecorder, type RecordedChanges, type RecorderOptions, UNKNOWN_ACTOR } from './change-recorder.js';
 import type { ChangeFeed } from './changes.js';
 
 /** What a caller's writes left behind: the namespace and the revision tag its last write created. */
 export interface WriteReceipt {
   namespaceKey?: string;
   revision?: string;
+  /** Who the writes are recorded as (set by the transport that opened the receipt). */
+  actor?: ChangeActor;
 }
 
 /** The receipt of the writes running in the current async flow (see collectWrites). */
@@ -51,20 +56,74 @@ export function collectWrites(receipt: WriteReceipt, fn: () => void): () => void
 export interface WriteContext {
   db: Kysely<Database>;
   changes: ChangeFeed;
+  /** Told of the changes each write recorded, after its commit (absent: nobody listens). */
+  recorded?: RecordedChanges;
 }
 
-export async function runWrite<T>(ctx: WriteContext, namespaceKey: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+/** The actor of the current async flow's receipt; only transports that open a receipt name one. */
+export function currentActor(): ChangeActor {
+  return writeReceipts.getStore()?.actor ?? UNKNOWN_ACTOR;
+}
+
+/**
+ * Runs `work` in one transaction with a recorder whose changes are inserted before the commit; the
+ * recorder is new on every attempt, so a retried transaction records its changes once.
+ */
+export async function recordedTransaction<T>(
+  ctx: Pick<WriteContext, 'db' | 'recorded'>,
+  work: (tx: Tx, changes: ChangeRecorder) => Promise<T>,
+  options: RecorderOptions = {},
+): Promise<T> {
+  let recorded: readonly NewChange[] = [];
+  const actor = options.actor ?? currentActor();
   const result = await inTransaction(ctx.db, async (tx) => {
-    const value = await work(tx);
-    if (!(await bumpRevision(tx, namespaceKey))) throw new NotFoundError(`namespace "${namespaceKey}"`);
-    const receipt = writeReceipts.getStore();
-    if (receipt) {
-      // Read back inside the transaction: exactly this write's revision, even beside concurrent writes.
-      receipt.namespaceKey = namespaceKey;
-      receipt.revision = await readRevisionTag(tx, namespaceKey);
-    }
+    const recorder = new ChangeRecorder({ ...options, actor });
+    const value = await work(tx, recorder);
+    await insertChanges(tx, recorder.pending);
+    recorded = recorder.pending;
     return value;
   });
+  ctx.recorded?.publish(recorded);
+  return result;
+}
+
+export async function runWrite<T>(
+  ctx: WriteContext,
+  namespaceKey: string,
+  work: (tx: Tx, changes: ChangeRecorder) => Promise<T>,
+  options: RecorderOptions = {},
+): Promise<T> {
+  const result = await recordedTransaction(
+    ctx,
+    async (tx, changes) => {
+      const value = await work(tx, changes);
+      if (!(await bumpRevision(tx, namespaceKey))) throw new NotFoundError(`namespace "${namespaceKey}"`);
+      const receipt = writeReceipts.getStore();
+      if (receipt) {
+        // Read back inside the transaction: exactly this write's revision, even beside concurrent writes.
+        receipt.namespaceKey = namespaceKey;
+        receipt.revision = await readRevisionTag(tx, namespaceKey);
+      }
+      return value;
+    },
+    options,
+  );
   ctx.changes.publish(namespaceKey);
   return result;
 }
+
+/** Runs `work` with its writes recorded as made by `actor` (the CLI, start-up jobs). */
+export async function actingAs<T>(actor: ChangeActor, work: () => Promise<T>): Promise<T> {
+  let pending: Promise<T> | undefined;
+  const close = collectWrites({ actor }, () => {
+    pending = work();
+  });
+  try {
+    return await (pending as Promise<T>);
+  } finally {
+    close();
+  }
+}
+
+/** Who the command line's writes are recorded as. */
+export const CLI_ACTOR: ChangeActor = { authentication: 'cli' };

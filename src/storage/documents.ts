@@ -27,6 +27,8 @@ export interface DocumentStore {
   namespaceKeys(db: Executor): Promise<string[]>;
   /** The namespace's content read consistently; undefined when it does not exist. */
   read(db: Kysely<Database>, namespaceKey: string): Promise<NamespaceContent | undefined>;
+  /** The same, inside a transaction the caller already holds. */
+  readIn(tx: Tx, namespaceKey: string): Promise<NamespaceContent | undefined>;
   /** Keys of the namespace's flags and segments. */
   existingKeys(db: Executor, namespaceKey: string): Promise<{ flags: Set<string>; segments: Set<string> }>;
   /** Writes flags (with variants, default variants, rules, rollouts) and segments (with constraints). */
@@ -566,6 +568,7 @@ export function sqlDocumentStore(dialect: DialectName): DocumentStore {
       return rows.map((r) => r.key);
     },
     read: (db, namespaceKey) => inTransaction(db, (t) => readContent(t, namespaceKey), isolation ? { isolation } : {}),
+    readIn: readContent,
     async existingKeys(db, namespaceKey) {
       const flags = await db.selectFrom('flags').select('key').where('namespace_key', '=', namespaceKey).execute();
       const segments = await db

@@ -143,7 +143,7 @@ async function insertFlag(db: Executor, namespaceKey: string, input: FlagCreate)
 }
 
 /** Sets name, description, enabled and the default variant; metadata only when given. */
-async function updateFlag(db: Executor, namespaceKey: string, key: string, input: FlagUpdate): Promise<void> {
+async function updateFlag(db: Executor, namespaceKey: string, key: string, input: FlagUpdate): Promise<Date> {
   if (!(await flagExists(db, namespaceKey, key))) throw new NotFoundError(`flag "${namespaceKey}/${key}"`);
   if (input.defaultVariantId !== '' && !(await findVariant(db, namespaceKey, key, input.defaultVariantId))) {
     throw new InvalidArgumentError(`variant "${input.defaultVariantId}" not found for flag "${namespaceKey}/${key}"`);
@@ -160,8 +160,9 @@ async function updateFlag(db: Executor, namespaceKey: string, key: string, input
     description: input.description,
     enabled: input.enabled,
     default_variant_id: input.defaultVariantId === '' ? null : input.defaultVariantId,
-    updated_at: writeTime(),
   };
+  const updatedAt = writeTime();
+  values.updated_at = updatedAt;
   if (input.metadata !== undefined) values.metadata = metadataText(input.metadata);
   try {
     await db
@@ -177,6 +178,7 @@ async function updateFlag(db: Executor, namespaceKey: string, key: string, input
     }
     throw tooLongError(err) ?? err;
   }
+  return updatedAt;
 }
 
 /**

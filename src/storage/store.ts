@@ -106,8 +106,11 @@ export interface FlagReads {
 export interface FlagWrites {
   /** NotFound for an unknown namespace, AlreadyExists for a taken key. */
   insert(tx: Tx, namespaceKey: string, input: FlagCreate): Promise<Flag>;
-  /** NotFound for an unknown flag, InvalidArgument for a default variant not of this flag. */
-  update(tx: Tx, namespaceKey: string, key: string, input: FlagUpdate): Promise<void>;
+  /**
+   * NotFound for an unknown flag, InvalidArgument for a default variant not of this flag. Returns the
+   * updated_at it wrote.
+   */
+  update(tx: Tx, namespaceKey: string, key: string, input: FlagUpdate): Promise<Date>;
   /** Deletes the flag with its variants, rules and rollouts (nothing when it does not exist). */
   delete(tx: Tx, namespaceKey: string, key: string): Promise<void>;
 }

@@ -204,6 +204,7 @@ export class Metrics {
   readonly #tokensDeleted: CounterFamily;
   readonly #auditWebhookDeliveries: CounterFamily;
   readonly #auditDeliveryLag: GaugeFamily;
+  readonly #changesRecorded: CounterFamily;
 
   constructor(options: MetricsOptions) {
     this.enabled = options.enabled;
@@ -303,6 +304,11 @@ export class Metrics {
         ['sink'],
       ),
     );
+    this.#changesRecorded = counter(
+      'vexil_changes_recorded_total',
+      'Changes recorded in the change log (committed writes), by resource type and action',
+      ['resource_type', 'action'],
+    );
   }
 
   #register<F extends CounterFamily | HistogramFamily>(family: F): F {
@@ -395,6 +401,12 @@ export class Metrics {
   /** How long the oldest change the audit sink has not delivered has waited. */
   auditDeliveryLag(sink: string, seconds: number): void {
     if (this.enabled) this.#auditDeliveryLag.index.get(sink).value = seconds;
+  }
+
+  /** Changes a committed write recorded. */
+  changesRecorded(changes: readonly { resourceType: string; action: string }[]): void {
+    if (!this.enabled) return;
+    for (const c of changes) this.#changesRecorded.index.get(c.resourceType, c.action).value += 1;
   }
 
   /** The Prometheus text exposition of every metric. */

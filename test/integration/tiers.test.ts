@@ -15,7 +15,7 @@ const TOKENS = { authentication: { methods: { token: { enabled: true } } } };
 const REVISION = /^\d+\.\d+$/;
 
 /** A concrete URL for a route template, with the fixture's ids in its parameters. */
-function concreteUrl(url: string, f: Fixture, tokenId: string): string {
+function concreteUrl(url: string, f: Fixture, tokenId: string, changeId = ''): string {
   const parts = url.split('/');
   return parts
     .map((part, i) => {
@@ -40,6 +40,8 @@ function concreteUrl(url: string, f: Fixture, tokenId: string): string {
           return f.rolloutId;
         case 'tokens':
           return tokenId;
+        case 'changes':
+          return changeId;
         case 'namespace': // /internal/v1/evaluation/snapshot/namespace/:key
           return f.namespaceKey;
         default:
@@ -63,6 +65,7 @@ describeEachBackend('tiers', (backend) => {
   let reader: App;
   let fixture: Fixture;
   let tokenId: string;
+  let changeId: string;
 
   beforeAll(async () => {
     t = await startTestApp(backend, TOKENS);
@@ -70,6 +73,8 @@ describeEachBackend('tiers', (backend) => {
     const token = await call(t.app, 'POST', '/auth/v1/method/token', { name: 'tiers', description: 'walk' });
     expect(token.status).toBe(200);
     tokenId = token.body.authentication.id;
+    const changes = await call(t.app, 'GET', `/api/v1/namespaces/${fixture.namespaceKey}/changes?limit=1`);
+    changeId = changes.body.changes[0].id;
     reader = await buildAppOn(t.database.url, { ...TOKENS, server: { mode: 'read' } });
   });
   afterAll(async () => {
@@ -101,7 +106,7 @@ describeEachBackend('tiers', (backend) => {
       expect.arrayContaining(['POST /auth/v1/method/token', 'DELETE /auth/v1/tokens/:id', 'PUT /auth/v1/self/expire']),
     );
     for (const route of writes) {
-      const url = concreteUrl(route.url, fixture, tokenId);
+      const url = concreteUrl(route.url, fixture, tokenId, changeId);
       const res = await call(
         reader,
         route.method as 'POST',
@@ -133,7 +138,7 @@ describeEachBackend('tiers', (backend) => {
       ]),
     );
     for (const route of reads) {
-      const url = concreteUrl(route.url, fixture, tokenId);
+      const url = concreteUrl(route.url, fixture, tokenId, changeId);
       const res =
         route.method === 'GET'
           ? await call(reader, 'GET', url)

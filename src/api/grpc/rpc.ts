@@ -31,6 +31,7 @@ import { PermissionDeniedError, UnauthenticatedError } from '../../domain/errors
 import { DEFAULT_NAMESPACE } from '../../domain/types.js';
 import type { AuthService } from '../../services/auth.js';
 import { collectWrites, type WriteReceipt } from '../../services/write.js';
+import { changeActor } from '../change-actor.js';
 import { errorStatus } from '../error-status.js';
 import {
   KIND_POLICIES,
@@ -149,7 +150,8 @@ export function unaryHandler(
   const policy = KIND_POLICIES[rpc.kind];
   const tier = tierOfClass(policy.tier, rpc.write === true);
   const refused = refusesTier(deps.config, tier);
-  const tracksWrites = tier === 'management-write';
+  // Token writes open a receipt too: it carries the actor their change is recorded with.
+  const tracksWrites = tier === 'management-write' || tier === 'auth-write';
   const readsRevision = tier === 'management-read';
 
   return (call, callback) => {
@@ -175,6 +177,7 @@ export function unaryHandler(
 
     const run = async (): Promise<unknown> => {
       context.authentication = await authenticate(rpc, request, call.metadata, deps);
+      if (tracksWrites) receipt.actor = changeActor(context.authentication, peerAddress(call.getPeer()));
       if (call.cancelled || deadlinePassed(call)) throw new RpcError(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
       if (!tracksWrites) {
         const answer = await rpc.handle(request, context);
@@ -213,6 +216,12 @@ export function unaryHandler(
       },
     );
   };
+}
+
+/** The client's address from grpc-js's peer string (`ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000`). */
+function peerAddress(peer: string): string | undefined {
+  const match = /^ipv[46]:\[?([^\]]*?)\]?:\d+$/.exec(peer);
+  return match?.[1];
 }
 
 /** The implementation of a service from its table; every method of the definition must have an entry. */

@@ -16,6 +16,7 @@ import type { Config } from '../../config/schema.js';
 import { GrpcCode } from '../../domain/errors.js';
 import { DEFAULT_NAMESPACE } from '../../domain/types.js';
 import { collectWrites, type WriteReceipt } from '../../services/write.js';
+import { changeActor } from '../change-actor.js';
 import { READ_ONLY_MESSAGE, type RouteTier, refusesTier, type TierClass, tierOfClass } from '../kinds.js';
 import { sendErrorBody } from './error-handler.js';
 import type { HttpApp } from './http-app.js';
@@ -88,7 +89,7 @@ export function installTiers(app: HttpApp, options: TierOptions): void {
 
   const trackWrites = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     // preValidation, not onRequest: body parsing runs in the socket's async context and would lose it.
-    const receipt: WriteReceipt = {};
+    const receipt: WriteReceipt = { actor: changeActor(request.authentication, request.ip) };
     receipts.set(request, receipt);
     // 'close' follows every response, sent or aborted (after onSend, which reads the receipt).
     reply.raw.once('close', collectWrites(receipt, done));
@@ -120,7 +121,10 @@ export function installTiers(app: HttpApp, options: TierOptions): void {
       return;
     }
     // Only writes need a receipt: a read's header is the namespace's current revision, read in onSend.
-    if (tiers.includes('management-write')) addRouteHook(route, 'preValidation', trackWrites, 'last');
+    // Token writes too: their receipt carries the actor their change is recorded with.
+    if (tiers.includes('management-write') || tiers.includes('auth-write')) {
+      addRouteHook(route, 'preValidation', trackWrites, 'last');
+    }
     if (tiers.some((tier) => tier === 'management-read' || tier === 'management-write')) {
       addRouteHook(route, 'onSend', revisionHeader, 'last');
     }

@@ -2,6 +2,7 @@
 
 import type { HttpApp } from '../http-app.js';
 import { authRoutes } from './auth.js';
+import { changeRoutes } from './changes.js';
 import { constraintRoutes } from './constraints.js';
 import type { RouteDeps } from './deps.js';
 import { evaluationRoutes } from './evaluation.js';
@@ -30,6 +31,7 @@ export const routeModules: ((app: HttpApp, deps: RouteDeps) => Promise<void>)[] 
   constraintRoutes,
   rolloutRoutes,
   importExportRoutes,
+  changeRoutes,
   authRoutes,
   metaRoutes,
   metricsRoutes,

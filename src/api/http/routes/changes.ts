@@ -1,0 +1,109 @@
+// The change log (issue 28): list a namespace's changes, one flag's or segment's, or every namespace's
+// the token may see; read one; revert one. Management reads and writes like the rest of /api/v1.
+
+import Type from 'typebox';
+import { tokenNamespace } from '../../../domain/authentication.js';
+import type { HttpApp } from '../http-app.js';
+import {
+  ChangeListQuerystring,
+  ChangeListSchema,
+  ChangeSchema,
+  changeListToWire,
+  toChangeListQuery,
+} from '../schemas/changes.js';
+import { EmptySchema, errorResponses } from '../schemas/common.js';
+import type { RouteDeps } from './deps.js';
+
+const tags = ['changes'];
+const NsParams = Type.Object({ namespaceKey: Type.String() });
+const KeyParams = Type.Object({ namespaceKey: Type.String(), key: Type.String() });
+const IdParams = Type.Object({ namespaceKey: Type.String(), id: Type.String() });
+
+export async function changeRoutes(app: HttpApp, { services }: RouteDeps): Promise<void> {
+  const { history } = services;
+  const config = { kind: 'management' } as const;
+
+  app.get(
+    '/api/v1/changes',
+    {
+      config,
+      schema: {
+        tags,
+        description: 'Changes of every namespace the token may see, and token changes; newest first',
+        querystring: ChangeListQuerystring,
+        response: { 200: ChangeListSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      // A namespace-scoped token sees its namespace only (auth/namespace-scope.ts lets it through here).
+      const scope = request.authentication ? tokenNamespace(request.authentication) : undefined;
+      return changeListToWire(await history.list(scope ? [scope] : undefined, toChangeListQuery(request.query)));
+    },
+  );
+
+  app.get(
+    '/api/v1/namespaces/:namespaceKey/changes',
+    {
+      config,
+      schema: {
+        tags,
+        params: NsParams,
+        querystring: ChangeListQuerystring,
+        response: { 200: ChangeListSchema, ...errorResponses },
+      },
+    },
+    async (request) =>
+      changeListToWire(await history.list([request.params.namespaceKey], toChangeListQuery(request.query))),
+  );
+
+  const subjects = [
+    { path: 'flags', type: 'flag', children: ['variant', 'rule', 'rollout'] },
+    { path: 'segments', type: 'segment', children: ['constraint'] },
+  ] as const;
+  for (const { path, type, children } of subjects) {
+    app.get(
+      `/api/v1/namespaces/:namespaceKey/${path}/:key/changes`,
+      {
+        config,
+        schema: {
+          tags,
+          description: `Changes of one ${type} and its ${children.join(', ')}s`,
+          params: KeyParams,
+          querystring: Type.Omit(ChangeListQuerystring, ['type', 'key']),
+          response: { 200: ChangeListSchema, ...errorResponses },
+        },
+      },
+      async (request) =>
+        changeListToWire(
+          await history.list([request.params.namespaceKey], {
+            ...toChangeListQuery(request.query),
+            resourceType: type,
+            resourceKey: request.params.key,
+            childTypes: children,
+          }),
+        ),
+    );
+  }
+
+  app.get(
+    '/api/v1/namespaces/:namespaceKey/changes/:id',
+    { config, schema: { tags, params: IdParams, response: { 200: ChangeSchema, ...errorResponses } } },
+    async (request) => history.get(request.params.namespaceKey, request.params.id),
+  );
+
+  app.post(
+    '/api/v1/namespaces/:namespaceKey/changes/:id/revert',
+    {
+      config,
+      schema: {
+        tags,
+        description:
+          'Restores the state before the change, recorded as a new change; FAILED_PRECONDITION (400) names what blocks it',
+        params: IdParams,
+        body: Type.Optional(EmptySchema),
+        response: { 200: ChangeSchema, ...errorResponses },
+      },
+    },
+    async (request) => history.revert(request.params.namespaceKey, request.params.id),
+  );
+}

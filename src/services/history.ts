@@ -1,0 +1,361 @@
+// The change log as a use case (issue 28): list changes with filters and paging, and revert one. A
+// revert writes the change's "before" state back (with the original ids and timestamps, so the
+// resource reads back as it was) and is itself recorded as a new change that names the one it
+// reverts. Whatever blocks it (the flag exists again, the segment an old rule used is gone) is a
+// FAILED_PRECONDITION naming the blocker, and nothing is written.
+
+import type { Change } from '../domain/changes.js';
+import { DomainError, FailedPreconditionError, InvalidArgumentError, NotFoundError } from '../domain/errors.js';
+import type { Constraint, Distribution, Flag, Rollout, Rule, Segment, Variant } from '../domain/types.js';
+import { type ChangeFilter, findChange, listChanges } from '../storage/changes.js';
+import { classifyDriverError } from '../storage/errors.js';
+import * as restore from '../storage/restore.js';
+import type {
+  FlagStore,
+  NamespaceStore,
+  RolloutStore,
+  RuleStore,
+  SegmentStore,
+  VariantStore,
+} from '../storage/store.js';
+import type { Tx } from '../storage/transaction.js';
+import type { ChangeRecorder } from './change-recorder.js';
+import type { FlagState, ResourceStates, SiblingRank } from './resource-states.js';
+import { runWrite, type WriteContext } from './write.js';
+
+export const DEFAULT_CHANGE_LIMIT = 25;
+export const MAX_CHANGE_LIMIT = 1000;
+
+export interface ChangeListQuery extends Omit<ChangeFilter, 'namespaces'> {
+  limit?: number;
+  pageToken?: string;
+}
+
+/** The stores a revert deletes through (undoing a create is that resource's own delete). */
+export interface RevertStores {
+  namespaces: NamespaceStore;
+  flags: FlagStore;
+  variants: VariantStore;
+  segments: SegmentStore;
+  rules: RuleStore;
+  rollouts: RolloutStore;
+}
+
+export class HistoryService {
+  constructor(
+    private readonly ctx: WriteContext,
+    private readonly states: ResourceStates,
+    private readonly stores: RevertStores,
+  ) {}
+
+  /** `namespaces` undefined: every namespace and the changes outside any (tokens). */
+  list(
+    namespaces: readonly string[] | undefined,
+    query: ChangeListQuery,
+  ): Promise<{ items: Change[]; nextPageToken: string }> {
+    const requested = query.limit ?? 0;
+    if (requested < 0) throw new InvalidArgumentError('limit must not be negative');
+    const limit = requested === 0 ? DEFAULT_CHANGE_LIMIT : Math.min(requested, MAX_CHANGE_LIMIT);
+    const { limit: _limit, pageToken, ...filter } = query;
+    return listChanges(
+      this.ctx.db,
+      { ...filter, ...(namespaces ? { namespaces } : {}) },
+      {
+        limit,
+        pageToken: pageToken ?? '',
+      },
+    );
+  }
+
+  async get(namespaceKey: string, id: string): Promise<Change> {
+    const change = await findChange(this.ctx.db, id);
+    if (!change || change.namespaceKey !== namespaceKey) throw new NotFoundError(`change "${namespaceKey}/${id}"`);
+    return change;
+  }
+
+  /** Restores the change's "before" state as a new change; answers the new change. */
+  async revert(namespaceKey: string, id: string): Promise<Change> {
+    const change = await this.get(namespaceKey, id);
+    const ns = namespaceKey;
+    if (change.resourceType === 'namespace') {
+      throw new FailedPreconditionError('a namespace change cannot be reverted here; recreate or edit the namespace');
+    }
+    await runWrite(
+      this.ctx,
+      ns,
+      async (tx, changes) => {
+        try {
+          await this.#undo(tx, changes, ns, change);
+        } catch (err) {
+          throw blocker(err, change);
+        }
+      },
+      { reverts: change.id },
+    );
+    // The new change is the newest of this namespace naming the reverted one.
+    const page = await listChanges(this.ctx.db, { namespaces: [ns] }, { limit: 20, pageToken: '' });
+    const recordedId = page.items.find((c) => c.reverts === change.id)?.id;
+    return recordedId ? await this.get(ns, recordedId) : change;
+  }
+
+  async #undo(tx: Tx, changes: ChangeRecorder, ns: string, change: Change): Promise<void> {
+    const subject = {
+      namespaceKey: ns,
+      resourceType: change.resourceType,
+      resourceKey: change.resourceKey,
+      ...(change.parentKey !== undefined ? { parentKey: change.parentKey } : {}),
+    };
+    const label = `${change.resourceType} "${change.resourceKey}"`;
+
+    if (change.action === 'created') {
+      const current = await this.#current(tx, ns, change);
+      if (current === undefined) throw new FailedPreconditionError(`${label} no longer exists`);
+      await this.#delete(tx, ns, change);
+      changes.record({ ...subject, action: 'deleted', before: current });
+      return;
+    }
+
+    if (change.action === 'deleted') {
+      if ((await this.#current(tx, ns, change)) !== undefined)
+        throw new FailedPreconditionError(`${label} exists again`);
+      await this.#insert(tx, ns, change);
+      changes.record({ ...subject, action: 'created', after: await this.#current(tx, ns, change) });
+      return;
+    }
+
+    // updated
+    const before = await this.#current(tx, ns, change);
+    if (before === undefined) throw new FailedPreconditionError(`${label} no longer exists`);
+    await this.#update(tx, ns, change);
+    changes.record({ ...subject, action: 'updated', before, after: await this.#current(tx, ns, change) });
+  }
+
+  /** The resource's state now, as a change records it. */
+  async #current(tx: Tx, ns: string, change: Change): Promise<unknown> {
+    const s = this.states;
+    const key = change.resourceKey;
+    const parent = change.parentKey ?? '';
+    switch (change.resourceType) {
+      case 'flag':
+        // Created or deleted: the flag with its rules and rollouts, so undoing the undo restores them.
+        return change.action === 'updated' ? s.flag(tx, ns, key) : s.fullFlag(tx, ns, key);
+      case 'variant':
+        return s.variant(tx, ns, parent, key);
+      case 'segment':
+        return s.segment(tx, ns, key);
+      case 'constraint':
+        return s.constraint(tx, ns, parent, key);
+      case 'rule':
+        return isOrder(change) ? s.ruleOrder(tx, ns, parent) : s.rule(tx, ns, key);
+      case 'distribution':
+        return s.distribution(tx, ns, parent, key);
+      case 'rollout':
+        return isOrder(change) ? s.rolloutOrder(tx, ns, parent) : s.rollout(tx, ns, key);
+      default:
+        throw new FailedPreconditionError(`a ${change.resourceType} change cannot be reverted`);
+    }
+  }
+
+  async #delete(tx: Tx, ns: string, change: Change): Promise<void> {
+    const { stores } = this;
+    const key = change.resourceKey;
+    const parent = change.parentKey ?? '';
+    switch (change.resourceType) {
+      case 'flag':
+        return stores.flags.delete(tx, ns, key);
+      case 'variant':
+        return stores.variants.delete(tx, ns, parent, key);
+      case 'segment':
+        return stores.segments.delete(tx, ns, key);
+      case 'constraint':
+        return stores.segments.deleteConstraint(tx, ns, parent, key);
+      case 'rule':
+        return stores.rules.delete(tx, ns, parent, key);
+      case 'distribution': {
+        const d = change.after as Distribution;
+        return stores.rules.deleteDistribution(tx, parent, key, d.variantId);
+      }
+      case 'rollout':
+        return stores.rollouts.delete(tx, ns, parent, key);
+      default:
+        throw new FailedPreconditionError(`a ${change.resourceType} change cannot be reverted`);
+    }
+  }
+
+  async #insert(tx: Tx, ns: string, change: Change): Promise<void> {
+    const before = change.before;
+    switch (change.resourceType) {
+      case 'flag': {
+        const flag = before as FlagState;
+        await this.#requireSegments(
+          tx,
+          ns,
+          [
+            ...(flag.rules ?? []).flatMap((r) => r.segmentKeys),
+            ...(flag.rollouts ?? []).flatMap((r) => r.segment?.segmentKeys ?? []),
+          ],
+          `flag "${flag.key}"`,
+        );
+        return restore.insertFlag(tx, flag);
+      }
+      case 'variant': {
+        const v = before as Variant;
+        await this.#requireFlag(tx, ns, v.flagKey);
+        return restore.insertVariantRow(tx, v);
+      }
+      case 'segment':
+        return restore.insertSegment(tx, before as Segment);
+      case 'constraint': {
+        const c = before as Constraint;
+        if (!(await this.states.segment(tx, ns, c.segmentKey))) {
+          throw new FailedPreconditionError(`segment "${ns}/${c.segmentKey}" of the constraint no longer exists`);
+        }
+        return restore.insertConstraintRow(tx, c);
+      }
+      case 'rule': {
+        const rule = before as Rule;
+        await this.#requireFlag(tx, ns, rule.flagKey);
+        await this.#requireSegments(tx, ns, rule.segmentKeys, 'the rule');
+        await this.#requireVariants(
+          tx,
+          ns,
+          rule.flagKey,
+          rule.distributions.map((d) => d.variantId),
+        );
+        await this.#makeRoom(tx, ns, 'rules', rule);
+        return restore.insertRule(tx, rule);
+      }
+      case 'distribution': {
+        const d = before as Distribution;
+        const rule = await this.states.rule(tx, ns, d.ruleId);
+        if (!rule) throw new FailedPreconditionError(`rule "${d.ruleId}" of the distribution no longer exists`);
+        await this.#requireVariants(tx, ns, rule.flagKey, [d.variantId]);
+        return restore.insertDistributionRow(tx, d);
+      }
+      case 'rollout': {
+        const r = before as Rollout;
+        await this.#requireFlag(tx, ns, r.flagKey);
+        await this.#requireSegments(tx, ns, r.segment?.segmentKeys ?? [], 'the rollout');
+        await this.#makeRoom(tx, ns, 'rollouts', r);
+        return restore.insertRollout(tx, r);
+      }
+      default:
+        throw new FailedPreconditionError(`a ${change.resourceType} change cannot be reverted`);
+    }
+  }
+
+  async #update(tx: Tx, ns: string, change: Change): Promise<void> {
+    const before = change.before;
+    switch (change.resourceType) {
+      case 'flag': {
+        const flag = before as Flag;
+        if (flag.defaultVariant) await this.#requireVariants(tx, ns, flag.key, [flag.defaultVariant.id]);
+        await restore.updateFlagRow(tx, flag);
+        return;
+      }
+      case 'variant':
+        await restore.updateVariantRow(tx, before as Variant);
+        return;
+      case 'segment':
+        await restore.updateSegmentRow(tx, before as Segment);
+        return;
+      case 'constraint':
+        await restore.updateConstraintRow(tx, before as Constraint);
+        return;
+      case 'rule': {
+        if (isOrder(change)) return this.#reorder(tx, ns, 'rules', change);
+        const rule = before as Rule;
+        await this.#requireSegments(tx, ns, rule.segmentKeys, 'the rule');
+        await restore.updateRule(tx, rule);
+        return;
+      }
+      case 'distribution': {
+        const d = before as Distribution;
+        const rule = await this.states.rule(tx, ns, d.ruleId);
+        if (rule) await this.#requireVariants(tx, ns, rule.flagKey, [d.variantId]);
+        await restore.updateDistributionRow(tx, d);
+        return;
+      }
+      case 'rollout': {
+        if (isOrder(change)) return this.#reorder(tx, ns, 'rollouts', change);
+        const r = before as Rollout;
+        await this.#requireSegments(tx, ns, r.segment?.segmentKeys ?? [], 'the rollout');
+        await restore.updateRollout(tx, r);
+        return;
+      }
+      default:
+        throw new FailedPreconditionError(`a ${change.resourceType} change cannot be reverted`);
+    }
+  }
+
+  /** The siblings back where they stood before the delete, else shifted down to free the rank. */
+  async #makeRoom(
+    tx: Tx,
+    ns: string,
+    table: 'rules' | 'rollouts',
+    item: { flagKey: string; rank: number; siblingsBefore?: SiblingRank[] },
+  ): Promise<void> {
+    if (item.siblingsBefore) await restore.setRanks(tx, table, ns, item.siblingsBefore);
+    else await restore.shiftRanks(tx, table, ns, item.flagKey, item.rank);
+  }
+
+  async #reorder(tx: Tx, ns: string, table: 'rules' | 'rollouts', change: Change): Promise<void> {
+    const before = change.before as SiblingRank[];
+    const current = (await this.#current(tx, ns, change)) as { id: string }[];
+    const now = new Set(current.map((i) => i.id));
+    const gone = before.find((i) => !now.has(i.id));
+    if (gone || now.size !== before.length) {
+      throw new FailedPreconditionError(
+        `the ${table} of flag "${ns}/${change.parentKey ?? ''}" changed since; ${gone ? `"${gone.id}" no longer exists` : 'one was added'}`,
+      );
+    }
+    await restore.setRanks(tx, table, ns, before as SiblingRank[]);
+  }
+
+  async #requireFlag(tx: Tx, ns: string, flagKey: string): Promise<void> {
+    if (!(await this.stores.flags.exists(tx, ns, flagKey))) {
+      throw new FailedPreconditionError(`flag "${ns}/${flagKey}" no longer exists`);
+    }
+  }
+
+  async #requireSegments(tx: Tx, ns: string, keys: string[], user: string): Promise<void> {
+    if (keys.length === 0) return;
+    const [missing] = await this.stores.segments.missingKeys(tx, ns, [...new Set(keys)]);
+    if (missing !== undefined) {
+      throw new FailedPreconditionError(`segment "${ns}/${missing}" used by ${user} no longer exists`);
+    }
+  }
+
+  async #requireVariants(tx: Tx, ns: string, flagKey: string, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const flag = await this.states.flag(tx, ns, flagKey);
+    if (!flag) throw new FailedPreconditionError(`flag "${ns}/${flagKey}" no longer exists`);
+    const missing = ids.find((id) => !flag.variants.some((v) => v.id === id));
+    if (missing) throw new FailedPreconditionError(`variant "${missing}" of flag "${ns}/${flagKey}" no longer exists`);
+  }
+}
+
+/** A reorder is recorded on the flag's list: its states are arrays. */
+function isOrder(change: Change): boolean {
+  return Array.isArray(change.before) || Array.isArray(change.after);
+}
+
+/** What stops a revert, as a precondition failure; anything unexpected stays as it is. */
+function blocker(err: unknown, change: Change): unknown {
+  if (err instanceof FailedPreconditionError) return err;
+  const label = `${change.resourceType} "${change.resourceKey}"`;
+  if (err instanceof InvalidArgumentError || err instanceof NotFoundError) {
+    return new FailedPreconditionError(`cannot revert change ${change.id}: ${err.message}`);
+  }
+  if (err instanceof DomainError) return err;
+  switch (classifyDriverError(err)) {
+    case 'unique':
+      return new FailedPreconditionError(`cannot revert change ${change.id}: ${label} or a part of it exists again`);
+    case 'foreign-key':
+      return new FailedPreconditionError(
+        `cannot revert change ${change.id}: something ${label} refers to no longer exists`,
+      );
+    default:
+      return err;
+  }
+}

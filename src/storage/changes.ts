@@ -1,0 +1,174 @@
+// The `changes` table (migration 004): one row per recorded write, inserted in the write's own
+// transaction; read newest first for the history API and revert; old rows removed by retention.
+
+import type { Selectable } from 'kysely';
+import type { Change, ChangeAction, ChangeActor, ChangeResourceType } from '../domain/changes.js';
+import { InvalidArgumentError } from '../domain/errors.js';
+import { toDate } from './rows.js';
+import type { ChangesTable } from './schema.js';
+import type { Executor } from './store.js';
+import type { Tx } from './transaction.js';
+
+export interface NewChange {
+  createdAt: Date;
+  batch?: string;
+  namespaceKey?: string;
+  resourceType: ChangeResourceType;
+  resourceKey: string;
+  parentKey?: string;
+  action: ChangeAction;
+  actor: ChangeActor;
+  /** JSON of the state before and after. */
+  beforeJson?: string;
+  afterJson?: string;
+  reverts?: string;
+}
+
+export interface ChangeFilter {
+  /** Undefined: every namespace, and the changes outside any (tokens). */
+  namespaces?: readonly string[];
+  resourceType?: string;
+  resourceKey?: string;
+  /**
+   * With resourceType and resourceKey: also the changes of these types whose parent is that key (a
+   * flag's variants, rules and rollouts; a segment's constraints).
+   */
+  childTypes?: readonly string[];
+  /** Matches the actor's token id or name. */
+  actor?: string;
+  batch?: string;
+  since?: Date;
+  until?: Date;
+}
+
+export interface ChangePageQuery {
+  /** 1..1000. */
+  limit: number;
+  pageToken: string;
+}
+
+function parse(text: string | null): unknown {
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function toChange(row: Selectable<ChangesTable>): Change {
+  const change: Change = {
+    id: String(row.id),
+    createdAt: toDate(row.created_at).toISOString(),
+    resourceType: row.resource_type as ChangeResourceType,
+    resourceKey: row.resource_key,
+    action: row.action as ChangeAction,
+    actor: (parse(row.actor) as ChangeActor | undefined) ?? { authentication: 'none' },
+  };
+  if (row.batch !== null) change.batch = row.batch;
+  if (row.namespace_key !== null) change.namespaceKey = row.namespace_key;
+  if (row.parent_key !== null) change.parentKey = row.parent_key;
+  const before = parse(row.before_state);
+  if (before !== undefined) change.before = before;
+  const after = parse(row.after_state);
+  if (after !== undefined) change.after = after;
+  if (row.reverts !== null && row.reverts !== undefined) change.reverts = String(row.reverts);
+  return change;
+}
+
+/** Inserts the rows of one transaction in one statement. */
+export async function insertChanges(tx: Tx, changes: readonly NewChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  await tx
+    .insertInto('changes')
+    .values(
+      changes.map((c) => ({
+        created_at: c.createdAt,
+        batch: c.batch ?? null,
+        namespace_key: c.namespaceKey ?? null,
+        resource_type: c.resourceType,
+        resource_key: c.resourceKey,
+        parent_key: c.parentKey ?? null,
+        action: c.action,
+        actor: JSON.stringify(c.actor),
+        before_state: c.beforeJson ?? null,
+        after_state: c.afterJson ?? null,
+        reverts: c.reverts === undefined ? null : Number(c.reverts),
+      })),
+    )
+    .execute();
+}
+
+/** The page token is the id the next page starts at (ids only grow), so new changes never shift a page. */
+function decodeToken(token: string): number | undefined {
+  if (token === '') return undefined;
+  try {
+    const decoded = JSON.parse(Buffer.from(token, 'base64').toString('utf8')) as { id?: unknown };
+    if (typeof decoded?.id === 'number' && Number.isSafeInteger(decoded.id) && decoded.id > 0) return decoded.id;
+  } catch {
+    // fall through
+  }
+  throw new InvalidArgumentError(`pageToken is not valid: "${token}"`);
+}
+
+function encodeToken(id: number): string {
+  return Buffer.from(JSON.stringify({ id })).toString('base64');
+}
+
+/** Newest first. */
+export async function listChanges(
+  db: Executor,
+  filter: ChangeFilter,
+  page: ChangePageQuery,
+): Promise<{ items: Change[]; nextPageToken: string }> {
+  const startId = decodeToken(page.pageToken);
+  let query = db.selectFrom('changes').selectAll();
+  if (filter.namespaces !== undefined) {
+    if (filter.namespaces.length === 0) return { items: [], nextPageToken: '' };
+    query = query.where('namespace_key', 'in', [...filter.namespaces]);
+  }
+  const { resourceType: type, resourceKey: key, childTypes } = filter;
+  if (type !== undefined && key !== undefined && childTypes?.length) {
+    query = query.where((eb) =>
+      eb.or([
+        eb.and([eb('resource_type', '=', type), eb('resource_key', '=', key)]),
+        eb.and([eb('resource_type', 'in', [...childTypes]), eb('parent_key', '=', key)]),
+      ]),
+    );
+  } else {
+    if (type !== undefined) query = query.where('resource_type', '=', type);
+    if (key !== undefined) query = query.where('resource_key', '=', key);
+  }
+  if (filter.batch !== undefined) query = query.where('batch', '=', filter.batch);
+  if (filter.since !== undefined) query = query.where('created_at', '>=', filter.since);
+  if (filter.until !== undefined) query = query.where('created_at', '<', filter.until);
+  if (filter.actor !== undefined) {
+    // The actor is JSON text; matching its serialized fields keeps the filter one indexed-scan query.
+    const tokenId = `%"tokenId":${JSON.stringify(filter.actor)}%`;
+    const name = `%"name":${JSON.stringify(filter.actor)}%`;
+    const authentication = `%"authentication":${JSON.stringify(filter.actor)}%`;
+    query = query.where((eb) =>
+      eb.or([eb('actor', 'like', tokenId), eb('actor', 'like', name), eb('actor', 'like', authentication)]),
+    );
+  }
+  if (startId !== undefined) query = query.where('id', '<=', startId);
+  const rows = await query
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
+  const items = rows.slice(0, page.limit).map(toChange);
+  const next = rows[page.limit];
+  return { items, nextPageToken: next ? encodeToken(Number(next.id)) : '' };
+}
+
+export async function findChange(db: Executor, id: string): Promise<Change | undefined> {
+  if (!/^[0-9]{1,15}$/.test(id)) return undefined;
+  const row = await db.selectFrom('changes').selectAll().where('id', '=', Number(id)).executeTakeFirst();
+  return row ? toChange(row) : undefined;
+}
+
+/** Retention: deletes the changes recorded before `before`; returns how many. */
+export async function deleteChangesBefore(db: Executor, before: Date): Promise<number> {
+  const result = await db.deleteFrom('changes').where('created_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

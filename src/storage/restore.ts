@@ -1,0 +1,368 @@
+// Writes recorded states back (revert, issue 28): rows with their original ids and timestamps, so a
+// reverted resource reads back through the API exactly as it was. The states are the JSON the change
+// log holds (domain objects, dates as ISO text). Driver errors are the caller's to turn into a clear
+// precondition failure.
+
+import { sql } from 'kysely';
+import {
+  COMPARISON_TYPES,
+  type Constraint,
+  type Distribution,
+  FLAG_TYPES,
+  type Flag,
+  MATCH_TYPES,
+  type Namespace,
+  type Rollout,
+  type Rule,
+  SEGMENT_OPERATORS,
+  type Segment,
+  type Variant,
+} from '../domain/types.js';
+import type { Tx } from './transaction.js';
+
+const at = (value: Date | string): Date => new Date(value);
+
+function metadataText(metadata: Record<string, unknown> | undefined): string | null {
+  return metadata !== undefined && Object.keys(metadata).length > 0 ? JSON.stringify(metadata) : null;
+}
+
+export async function insertNamespaceRow(tx: Tx, ns: Namespace): Promise<void> {
+  await tx
+    .insertInto('namespaces')
+    .values({
+      key: ns.key,
+      name: ns.name,
+      description: ns.description,
+      protected: ns.protected,
+      revision: 1,
+      created_at: at(ns.createdAt),
+      updated_at: at(ns.updatedAt),
+      state_modified_at: new Date(),
+    })
+    .execute();
+}
+
+export async function updateNamespaceRow(tx: Tx, ns: Namespace): Promise<void> {
+  await tx
+    .updateTable('namespaces')
+    .set({ name: ns.name, description: ns.description, updated_at: at(ns.updatedAt) })
+    .where('key', '=', ns.key)
+    .execute();
+}
+
+/** The flag row only (its variants are untouched); the default variant must exist. */
+export async function updateFlagRow(tx: Tx, flag: Flag): Promise<number> {
+  const result = await tx
+    .updateTable('flags')
+    .set({
+      name: flag.name,
+      description: flag.description,
+      enabled: flag.enabled,
+      default_variant_id: flag.defaultVariant?.id ?? null,
+      metadata: metadataText(flag.metadata),
+      updated_at: at(flag.updatedAt),
+    })
+    .where('namespace_key', '=', flag.namespaceKey)
+    .where('key', '=', flag.key)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** A deleted flag with its variants, rules (with distributions) and rollouts. */
+export async function insertFlag(tx: Tx, flag: Flag & { rules?: Rule[]; rollouts?: Rollout[] }): Promise<void> {
+  // Flags ↔ variants reference each other: the flag first without its default, the default last.
+  await tx
+    .insertInto('flags')
+    .values({
+      namespace_key: flag.namespaceKey,
+      key: flag.key,
+      name: flag.name,
+      description: flag.description,
+      enabled: flag.enabled,
+      type: FLAG_TYPES.indexOf(flag.type),
+      default_variant_id: null,
+      metadata: metadataText(flag.metadata),
+      created_at: at(flag.createdAt),
+      updated_at: at(flag.updatedAt),
+    })
+    .execute();
+  for (const variant of flag.variants) await insertVariantRow(tx, variant);
+  if (flag.defaultVariant) {
+    await tx
+      .updateTable('flags')
+      .set({ default_variant_id: flag.defaultVariant.id })
+      .where('namespace_key', '=', flag.namespaceKey)
+      .where('key', '=', flag.key)
+      .execute();
+  }
+  for (const rule of flag.rules ?? []) await insertRule(tx, rule);
+  for (const rollout of flag.rollouts ?? []) await insertRollout(tx, rollout);
+}
+
+function variantValues(v: Variant) {
+  return {
+    key: v.key,
+    name: v.name,
+    description: v.description,
+    attachment: v.attachment === '' ? null : v.attachment,
+    updated_at: at(v.updatedAt),
+  };
+}
+
+export async function insertVariantRow(tx: Tx, v: Variant): Promise<void> {
+  await tx
+    .insertInto('variants')
+    .values({
+      id: v.id,
+      namespace_key: v.namespaceKey,
+      flag_key: v.flagKey,
+      ...variantValues(v),
+      created_at: at(v.createdAt),
+    })
+    .execute();
+}
+
+export async function updateVariantRow(tx: Tx, v: Variant): Promise<number> {
+  const result = await tx.updateTable('variants').set(variantValues(v)).where('id', '=', v.id).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export async function insertSegment(tx: Tx, s: Segment): Promise<void> {
+  await tx
+    .insertInto('segments')
+    .values({
+      namespace_key: s.namespaceKey,
+      key: s.key,
+      name: s.name,
+      description: s.description,
+      match_type: MATCH_TYPES.indexOf(s.matchType),
+      created_at: at(s.createdAt),
+      updated_at: at(s.updatedAt),
+    })
+    .execute();
+  for (const c of s.constraints) await insertConstraintRow(tx, c);
+}
+
+/** The segment row only: its constraints are changes of their own. */
+export async function updateSegmentRow(tx: Tx, s: Segment): Promise<number> {
+  const result = await tx
+    .updateTable('segments')
+    .set({
+      name: s.name,
+      description: s.description,
+      match_type: MATCH_TYPES.indexOf(s.matchType),
+      updated_at: at(s.updatedAt),
+    })
+    .where('namespace_key', '=', s.namespaceKey)
+    .where('key', '=', s.key)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+function constraintValues(c: Constraint) {
+  return {
+    type: COMPARISON_TYPES.indexOf(c.type),
+    property: c.property,
+    operator: c.operator,
+    value: c.value,
+    description: c.description,
+    updated_at: at(c.updatedAt),
+  };
+}
+
+export async function insertConstraintRow(tx: Tx, c: Constraint): Promise<void> {
+  await tx
+    .insertInto('constraints')
+    .values({
+      id: c.id,
+      namespace_key: c.namespaceKey,
+      segment_key: c.segmentKey,
+      ...constraintValues(c),
+      created_at: at(c.createdAt),
+    })
+    .execute();
+}
+
+export async function updateConstraintRow(tx: Tx, c: Constraint): Promise<number> {
+  const result = await tx.updateTable('constraints').set(constraintValues(c)).where('id', '=', c.id).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Makes room at `rank` among the flag's rules or rollouts (a delete renumbered the rest 1..n). */
+export async function shiftRanks(
+  tx: Tx,
+  table: 'rules' | 'rollouts',
+  namespaceKey: string,
+  flagKey: string,
+  fromRank: number,
+): Promise<void> {
+  await tx
+    .updateTable(table as 'rules')
+    .set({ rank: sql<number>`rank + 1` })
+    .where('namespace_key', '=', namespaceKey)
+    .where('flag_key', '=', flagKey)
+    .where('rank', '>=', fromRank)
+    .execute();
+}
+
+/** Puts the flag's rules or rollouts back at the recorded ranks (and update times). */
+export async function setRanks(
+  tx: Tx,
+  table: 'rules' | 'rollouts',
+  namespaceKey: string,
+  items: readonly { id: string; rank: number; updatedAt: Date | string }[],
+): Promise<void> {
+  for (const item of items) {
+    await tx
+      .updateTable(table as 'rules')
+      .set({ rank: item.rank, updated_at: at(item.updatedAt) })
+      .where('namespace_key', '=', namespaceKey)
+      .where('id', '=', item.id)
+      .execute();
+  }
+}
+
+async function insertRuleSegments(tx: Tx, rule: Rule): Promise<void> {
+  await tx
+    .insertInto('rule_segments')
+    .values(
+      rule.segmentKeys.map((segmentKey, position) => ({
+        rule_id: rule.id,
+        namespace_key: rule.namespaceKey,
+        segment_key: segmentKey,
+        position,
+      })),
+    )
+    .execute();
+}
+
+export async function insertRule(tx: Tx, rule: Rule): Promise<void> {
+  await tx
+    .insertInto('rules')
+    .values({
+      id: rule.id,
+      namespace_key: rule.namespaceKey,
+      flag_key: rule.flagKey,
+      rank: rule.rank,
+      segment_operator: SEGMENT_OPERATORS.indexOf(rule.segmentOperator),
+      created_at: at(rule.createdAt),
+      updated_at: at(rule.updatedAt),
+    })
+    .execute();
+  await insertRuleSegments(tx, rule);
+  for (const d of rule.distributions) await insertDistributionRow(tx, d);
+}
+
+/** Rank, segments and operator (the rule's distributions are changes of their own). */
+export async function updateRule(tx: Tx, rule: Rule): Promise<number> {
+  const result = await tx
+    .updateTable('rules')
+    .set({
+      rank: rule.rank,
+      segment_operator: SEGMENT_OPERATORS.indexOf(rule.segmentOperator),
+      updated_at: at(rule.updatedAt),
+    })
+    .where('namespace_key', '=', rule.namespaceKey)
+    .where('id', '=', rule.id)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return 0;
+  await tx.deleteFrom('rule_segments').where('rule_id', '=', rule.id).execute();
+  await insertRuleSegments(tx, rule);
+  return 1;
+}
+
+export async function insertDistributionRow(tx: Tx, d: Distribution): Promise<void> {
+  await tx
+    .insertInto('distributions')
+    .values({
+      id: d.id,
+      rule_id: d.ruleId,
+      variant_id: d.variantId,
+      rollout: d.rollout,
+      created_at: at(d.createdAt),
+      updated_at: at(d.updatedAt),
+    })
+    .execute();
+}
+
+export async function updateDistributionRow(tx: Tx, d: Distribution): Promise<number> {
+  const result = await tx
+    .updateTable('distributions')
+    .set({ variant_id: d.variantId, rollout: d.rollout, updated_at: at(d.updatedAt) })
+    .where('id', '=', d.id)
+    .where('rule_id', '=', d.ruleId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+async function insertRolloutRule(tx: Tx, r: Rollout): Promise<void> {
+  const partId = crypto.randomUUID();
+  if (r.threshold) {
+    await tx
+      .insertInto('rollout_thresholds')
+      .values({
+        id: partId,
+        namespace_key: r.namespaceKey,
+        rollout_id: r.id,
+        percentage: r.threshold.percentage,
+        value: r.threshold.value,
+      })
+      .execute();
+  }
+  if (r.segment) {
+    await tx
+      .insertInto('rollout_segments')
+      .values({
+        id: partId,
+        rollout_id: r.id,
+        value: r.segment.value,
+        segment_operator: SEGMENT_OPERATORS.indexOf(r.segment.segmentOperator),
+      })
+      .execute();
+    await tx
+      .insertInto('rollout_segment_references')
+      .values(
+        r.segment.segmentKeys.map((segmentKey, position) => ({
+          rollout_segment_id: partId,
+          namespace_key: r.namespaceKey,
+          segment_key: segmentKey,
+          position,
+        })),
+      )
+      .execute();
+  }
+}
+
+export async function insertRollout(tx: Tx, r: Rollout): Promise<void> {
+  await tx
+    .insertInto('rollouts')
+    .values({
+      id: r.id,
+      namespace_key: r.namespaceKey,
+      flag_key: r.flagKey,
+      type: r.segment ? 1 : 2,
+      description: r.description,
+      rank: r.rank,
+      created_at: at(r.createdAt),
+      updated_at: at(r.updatedAt),
+    })
+    .execute();
+  await insertRolloutRule(tx, r);
+}
+
+/** Description, rank and rule (segment or threshold) as recorded. */
+export async function updateRollout(tx: Tx, r: Rollout): Promise<number> {
+  const result = await tx
+    .updateTable('rollouts')
+    .set({ description: r.description, rank: r.rank, updated_at: at(r.updatedAt) })
+    .where('namespace_key', '=', r.namespaceKey)
+    .where('id', '=', r.id)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return 0;
+  const segmentIds = tx.selectFrom('rollout_segments').select('id').where('rollout_id', '=', r.id);
+  await tx.deleteFrom('rollout_segment_references').where('rollout_segment_id', 'in', segmentIds).execute();
+  await tx.deleteFrom('rollout_segments').where('rollout_id', '=', r.id).execute();
+  await tx.deleteFrom('rollout_thresholds').where('rollout_id', '=', r.id).execute();
+  await insertRolloutRule(tx, r);
+  return 1;
+}
