@@ -6,13 +6,13 @@ import * as api from '../../api/api.js';
 import { ApiError } from '../../api/client.js';
 import { keys, useFlag } from '../../api/queries.js';
 import { DeleteButton } from '../../components/confirm-dialog.js';
+import { DateTime } from '../../components/date-time.js';
 import { EmptyState } from '../../components/empty-state.js';
 import { ErrorNote } from '../../components/error-note.js';
 import { Loading } from '../../components/loading.js';
 import { useNotify } from '../../components/notices.js';
 import { PageHeader } from '../../components/page-header.js';
 import { Tabs } from '../../components/tabs.js';
-import { formatDate } from '../../lib/format.js';
 import { Link, navigate, paths } from '../../lib/router.js';
 import { RolloutsTab } from '../rollouts/rollouts-tab.js';
 import { RulesTab } from '../rules/rules-tab.js';
@@ -72,7 +72,7 @@ export function FlagPage({ ns, flagKey, tab }: { ns: string; flagKey: string; ta
               }}
             >
               <p>
-                Its variants, {boolean ? 'rollouts' : 'rules'} and history are deleted. Applications asking for{' '}
+                Its variants and {boolean ? 'rollouts' : 'rules'} are deleted. Applications asking for{' '}
                 <code>{f.key}</code> will get "not found". This cannot be undone.
               </p>
             </DeleteButton>
@@ -94,7 +94,9 @@ export function FlagPage({ ns, flagKey, tab }: { ns: string; flagKey: string; ta
           </div>
           <div>
             <dt>Updated</dt>
-            <dd>{formatDate(f.updatedAt)}</dd>
+            <dd>
+              <DateTime iso={f.updatedAt} />
+            </dd>
           </div>
         </dl>
       </div>

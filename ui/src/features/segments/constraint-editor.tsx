@@ -8,6 +8,7 @@ import type { ComparisonType, Constraint } from '../../api/types.js';
 import { ErrorNote, fieldError, formError } from '../../components/error-note.js';
 import { SelectField, TextField } from '../../components/field.js';
 import { fromLocalInput, isDateOnly, localZoneLabel, toLocalInput } from '../../lib/datetime.js';
+import { focusFirstInvalid, formOf } from '../../lib/focus.js';
 import {
   COMPARISON_TYPES,
   isListOperator,
@@ -90,7 +91,7 @@ export function ConstraintEditor({ initial, onSave, onCancel }: ConstraintEditor
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setSubmitted(true);
-    if (propertyIssue || valueIssue) return;
+    if (propertyIssue || valueIssue) return focusFirstInvalid(formOf(e));
     setBusy(true);
     setError(null);
     try {
