@@ -5,6 +5,8 @@ import { type ReactNode, useEffect } from 'react';
 import { useNamespaces } from '../../api/queries.js';
 import { Link, paths, useLocation } from '../../lib/router.js';
 import { useAuth } from '../auth/auth-context.js';
+import { CommandPalette, PaletteButton } from '../palette/command-palette.js';
+import { PreferencesMenu } from '../preferences/preferences-menu.js';
 import { forgetNamespace, rememberNamespace } from './current-namespace.js';
 import { NamespaceSwitcher } from './namespace-switcher.js';
 
@@ -61,6 +63,7 @@ export function AppShell({ namespace, children }: { namespace: string; children:
         ) : (
           <NamespaceSwitcher current={namespace} />
         )}
+        <PaletteButton />
         <nav aria-label="Main" className="nav">
           <NavLink to={paths.flags(namespace)} match={section('flags')}>
             Flags
@@ -82,6 +85,7 @@ export function AppShell({ namespace, children }: { namespace: string; children:
             </NavLink>
           ) : null}
         </nav>
+        <PreferencesMenu />
         {hasToken ? (
           <button type="button" className="btn btn-small btn-ghost sign-out" onClick={logout}>
             Sign out
@@ -92,6 +96,7 @@ export function AppShell({ namespace, children }: { namespace: string; children:
         {scope ? null : <UnknownNamespace namespace={namespace} />}
         {children}
       </main>
+      <CommandPalette ns={namespace} />
     </div>
   );
 }
