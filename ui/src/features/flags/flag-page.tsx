@@ -16,6 +16,7 @@ import { Tabs } from '../../components/tabs.js';
 import { Link, navigate, paths } from '../../lib/router.js';
 import { RolloutsTab } from '../rollouts/rollouts-tab.js';
 import { RulesTab } from '../rules/rules-tab.js';
+import { CopyToNamespace } from '../transfer/copy-to-namespace.js';
 import { TypeBadge } from './flag-badges.js';
 import { FlagDetailsForm } from './flag-details-form.js';
 import { FlagEnabledToggle } from './flag-enabled-toggle.js';
@@ -60,6 +61,7 @@ export function FlagPage({ ns, flagKey, tab }: { ns: string; flagKey: string; ta
             <Link to={paths.console(ns, f.key)} className="btn">
               Try in console
             </Link>
+            <CopyToNamespace kind="flag" ns={ns} itemKey={f.key} />
             <DeleteButton
               label="Delete flag"
               title={`Delete flag "${f.key}"?`}

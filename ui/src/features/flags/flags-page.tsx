@@ -15,6 +15,7 @@ import { ariaSort, SortButton } from '../../components/sort-header.js';
 import { plural } from '../../lib/format.js';
 import { formatSort, parseSort, type Sort, sortItems } from '../../lib/list-sort.js';
 import { Link, paths, setSearchParams, useLocation } from '../../lib/router.js';
+import { FirstRunSnippets } from './first-run-snippets.js';
 import { FlagStateBadge, TypeBadge } from './flag-badges.js';
 import { type EnabledFilter, filterFlags, indexFlags, type TypeFilter } from './flag-filter.js';
 
@@ -91,6 +92,7 @@ export function FlagsPage({ ns }: { ns: string }) {
           <Link to={paths.newFlag(ns)} className="btn btn-primary">
             Create the first flag
           </Link>
+          <FirstRunSnippets ns={ns} />
         </EmptyState>
       ) : null}
       {flags.data && flags.data.length > 0 && filtered.length === 0 ? (
