@@ -140,6 +140,7 @@ suite(title('dashboard: issue 30'), () => {
       expect(await field(page, 'Name').evaluate((el) => el === document.activeElement)).toBe(true);
 
       await field(page, 'Name').fill('Checkout color');
+      await page.getByRole('switch', { name: 'Enabled' }).click();
       await page.getByRole('button', { name: 'Create flag' }).click();
       await page.waitForURL('**/flags/checkout-color');
       await expect.poll(async () => (await activeElement()).tag).toBe('H1');
@@ -407,7 +408,7 @@ suite(title('dashboard: issue 30'), () => {
       await page.getByRole('heading', { name: 'Flags', level: 1 }).waitFor();
       const open = async () => {
         await page.keyboard.press('Control+k');
-        return page.getByRole('combobox', { name: /Search flags/ });
+        return page.getByRole('combobox', { name: /Find flags/ });
       };
       let box = await open();
       await box.fill('checkout color');

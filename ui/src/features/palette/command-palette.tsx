@@ -110,7 +110,7 @@ export function CommandPalette({ ns }: { ns: string }) {
 
   const activeItem = shown[Math.min(active, shown.length - 1)];
   return (
-    <dialog ref={dialog} className="dialog palette" aria-label="Search everywhere" onClose={() => setOpen(false)}>
+    <dialog ref={dialog} className="dialog palette" aria-label="Jump to" onClose={() => setOpen(false)}>
       {open ? (
         <>
           <input
@@ -118,8 +118,8 @@ export function CommandPalette({ ns }: { ns: string }) {
             aria-expanded="true"
             aria-controls={listId}
             aria-activedescendant={activeItem ? `${listId}-${activeItem.id}` : undefined}
-            aria-label="Search flags, segments, namespaces and pages"
-            placeholder="Search flags, segments, namespaces and pages"
+            aria-label="Find flags, segments, namespaces and pages"
+            placeholder="Find flags, segments, namespaces and pages"
             value={query}
             onChange={(e) => {
               setQuery(e.target.value);

@@ -15,6 +15,8 @@ import type { DistributionInput } from './save-rule.js';
 
 afterEach(cleanup);
 
+const stamps = { createdAt: '2024-01-01T00:00:00Z', updatedAt: '2024-01-01T00:00:00Z' };
+
 const variant = (id: string, key: string): Variant => ({
   id,
   key,
@@ -23,6 +25,7 @@ const variant = (id: string, key: string): Variant => ({
   attachment: '',
   flagKey: 'f',
   namespaceKey: 'default',
+  ...stamps,
 });
 const blue = variant('v1', 'blue');
 const green = variant('v2', 'green');
@@ -98,6 +101,7 @@ describe('RuleForm', () => {
     type: 'VARIANT_FLAG_TYPE',
     variants: [blue, green],
     namespaceKey: 'default',
+    ...stamps,
   };
   const segments: Segment[] = ['beta', 'staff'].map((key) => ({
     key,
@@ -106,6 +110,7 @@ describe('RuleForm', () => {
     matchType: 'ALL_MATCH_TYPE',
     constraints: [],
     namespaceKey: 'default',
+    ...stamps,
   }));
 
   function setup(initial?: Rule) {
@@ -167,7 +172,8 @@ describe('RuleForm', () => {
       segmentKey: 'staff',
       segmentKeys: [],
       segmentOperator: 'OR_SEGMENT_OPERATOR',
-      distributions: [{ id: 'd1', ruleId: 'r1', variantId: 'v2', rollout: 100 }],
+      distributions: [{ id: 'd1', ruleId: 'r1', variantId: 'v2', rollout: 100, ...stamps }],
+      ...stamps,
     });
     expect(screen.getByLabelText(/staff/)).toBeChecked();
     expect(screen.getByLabelText('Percentage for blue')).toHaveValue('0');

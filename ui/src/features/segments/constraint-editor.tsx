@@ -34,7 +34,10 @@ function parseList(value: string): string[] {
 }
 
 export function ConstraintEditor({ initial, onSave, onCancel }: ConstraintEditorProps) {
-  const [type, setType] = useState<ComparisonType>(initial?.type ?? 'STRING_COMPARISON_TYPE');
+  const [type, setType] = useState<ComparisonType>(
+    // A type the server could not name (UNKNOWN) is edited as a string constraint.
+    initial && initial.type !== 'UNKNOWN_COMPARISON_TYPE' ? initial.type : 'STRING_COMPARISON_TYPE',
+  );
   const [property, setProperty] = useState(initial?.property ?? '');
   const [operator, setOperator] = useState(initial?.operator ?? 'eq');
   const [text, setText] = useState(
