@@ -229,8 +229,8 @@ suite(title('dashboard: issue 30'), () => {
       await page.getByRole('button', { name: 'Evaluate' }).click();
       await page.getByRole('heading', { name: 'Explanation' }).waitFor();
       const explanation = page.locator('.explain');
-      expect(await explanation.getByText('Default value', { exact: true }).count()).toBe(1);
-      expect(await explanation.getByText('Flag enabled', { exact: true }).count()).toBe(0);
+      expect(await explanation.locator('dt', { hasText: /^default value$/i }).count()).toBe(1);
+      expect(await explanation.locator('dt', { hasText: /^flag enabled$/i }).count()).toBe(0);
 
       await page.goto(`${base}/settings/namespaces`);
       await page.getByRole('button', { name: 'New namespace' }).click();
