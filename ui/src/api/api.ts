@@ -14,7 +14,6 @@ import type {
   Flag,
   FlagList,
   FlagType,
-  Json,
   MatchType,
   MetaInfo,
   Namespace,
