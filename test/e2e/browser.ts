@@ -30,6 +30,14 @@ let built = false;
 export function buildDashboard(): void {
   if (built) return;
   const staging = `.dist-e2e-${process.pid}`;
+  // The dashboard compiles against types generated from the server's /openapi.json: regenerate
+  // them first, so an e2e run sees the API as it is.
+  const types = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/openapi-types.ts'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  if (types.status !== 0) throw new Error(`openapi types failed: ${types.stderr || types.stdout || types.error}`);
   const result = spawnSync(
     join(ROOT, 'node_modules/.bin/vite'),
     ['build', '--config', 'ui/vite.config.ts', '--outDir', staging, '--emptyOutDir', '--logLevel', 'warn'],

@@ -310,7 +310,7 @@ suite(title('dashboard e2e'), () => {
   );
 
   it(
-    'creates rules with a 50/50 and a 0/100 distribution, saving only at a total of 100',
+    'creates rules with a 50/50 and a 0/100 distribution, refusing a total over 100',
     async () => {
       await page.goto(`${base}/namespaces/e2e-team/flags/checkout-color`);
       await page.getByRole('link', { name: 'Rules' }).click();
@@ -324,7 +324,9 @@ suite(title('dashboard e2e'), () => {
       await waitForText(form.locator('output'), 'Total: 100%');
       await form.getByLabel('Percentage for blue').fill('60');
       await waitForText(form.locator('output'), 'Total: 110%');
-      expect(await form.getByRole('button', { name: 'Create rule' }).isDisabled()).toBe(true);
+      await form.getByRole('button', { name: 'Create rule' }).click();
+      await form.getByText('The percentages must not add up to more than 100% (now 110%).').waitFor();
+      expect(await form.getByLabel('Percentage for blue').evaluate((el) => el === document.activeElement)).toBe(true);
       await form.getByLabel('Percentage for blue').fill('50');
       await waitForText(form.locator('output'), 'Total: 100%');
       await form.getByRole('button', { name: 'Create rule' }).click();

@@ -1,6 +1,6 @@
 // The page for the current URL, inside the app frame; the login prompt instead when a token is needed.
 
-import { type ReactNode, useEffect } from 'react';
+import { type ReactNode, useEffect, useRef } from 'react';
 import { EmptyState } from './components/empty-state.js';
 import { Loading } from './components/loading.js';
 import { useAuth } from './features/auth/auth-context.js';
@@ -10,12 +10,13 @@ import { FlagPage } from './features/flags/flag-page.js';
 import { FlagsPage } from './features/flags/flags-page.js';
 import { NewFlagPage } from './features/flags/new-flag-page.js';
 import { AppShell } from './features/layout/app-shell.js';
-import { lastNamespace, namespaceFromPath, rememberNamespace } from './features/layout/current-namespace.js';
+import { lastNamespace, namespaceFromPath } from './features/layout/current-namespace.js';
 import { NamespacesPage } from './features/namespaces/namespaces-page.js';
 import { NewSegmentPage } from './features/segments/new-segment-page.js';
 import { SegmentPage } from './features/segments/segment-page.js';
 import { SegmentsPage } from './features/segments/segments-page.js';
 import { TokensPage } from './features/tokens/tokens-page.js';
+import { focusPageHeading } from './lib/focus.js';
 import { Link, matchPath, navigate, paths, useLocation } from './lib/router.js';
 
 type Params = Record<string, string>;
@@ -66,11 +67,16 @@ export function App() {
   const { pathname } = useLocation();
   const auth = useAuth();
   const fromPath = namespaceFromPath(pathname);
-  const ns = fromPath ?? lastNamespace();
+  // A namespace-scoped token works in its namespace only; otherwise the URL's, else the last one
+  // that was seen to exist (AppShell remembers it once the namespace list confirms it).
+  const ns = auth.scope ?? fromPath ?? lastNamespace();
 
+  const shownPath = useRef(pathname);
   useEffect(() => {
-    if (fromPath) rememberNamespace(fromPath);
-  }, [fromPath]);
+    if (pathname === shownPath.current) return;
+    shownPath.current = pathname;
+    focusPageHeading();
+  }, [pathname]);
 
   const match = resolve(pathname);
   const title = match?.title;
@@ -85,6 +91,8 @@ export function App() {
 
   if (pathname === '/' || pathname === '') return <Redirect to={paths.flags(ns)} />;
   if (/^\/namespaces\/[^/]+\/?$/.test(pathname)) return <Redirect to={paths.flags(ns)} />;
+  if (auth.scope && (fromPath ? fromPath !== auth.scope : pathname.startsWith('/settings/')))
+    return <Redirect to={paths.flags(auth.scope)} />;
 
   return (
     <>

@@ -22,6 +22,7 @@ import {
   TOKEN_COOKIE,
 } from '../../auth/credentials.js';
 import { namespaceAllowed, namespaceParamOf } from '../../auth/namespace-scope.js';
+import { isOwnAuthenticationRead } from '../../auth/scoped-self.js';
 import type { Config } from '../../config/schema.js';
 import { type Authentication, tokenNamespace } from '../../domain/authentication.js';
 import { InvalidArgumentError, PermissionDeniedError, UnauthenticatedError } from '../../domain/errors.js';
@@ -114,7 +115,11 @@ export function installAuthentication(app: HttpApp, { config, auth, tickets }: A
     const accept = (found: Authentication | null | undefined) => {
       if (!found) return reject(request, reply, url, done);
       request.authentication = found;
-      if (tokenNamespace(found) !== undefined && !allowsNamespaceScopedTokens(access.group)) {
+      if (
+        tokenNamespace(found) !== undefined &&
+        !allowsNamespaceScopedTokens(access.group) &&
+        !isOwnAuthenticationRead(request.method, request.routeOptions.url)
+      ) {
         return done(new PermissionDeniedError());
       }
       done();
@@ -142,7 +147,7 @@ export function installAuthentication(app: HttpApp, { config, auth, tickets }: A
 
   app.addHook('preValidation', (request, _reply, done) => {
     const scope = request.authentication ? tokenNamespace(request.authentication) : undefined;
-    if (scope === undefined) return done();
+    if (scope === undefined || isOwnAuthenticationRead(request.method, request.routeOptions.url)) return done();
     const allowed = namespaceAllowed(scope, {
       routeUrl: request.routeOptions.url ?? '',
       method: request.method,

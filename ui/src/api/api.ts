@@ -14,7 +14,6 @@ import type {
   Flag,
   FlagList,
   FlagType,
-  Json,
   MatchType,
   MetaInfo,
   Namespace,
@@ -106,7 +105,7 @@ export interface FlagCreateInput {
   description: string;
   enabled: boolean;
   type: FlagType;
-  metadata?: Record<string, Json>;
+  metadata?: Flag['metadata'];
 }
 export interface FlagUpdateInput {
   name: string;
@@ -114,7 +113,7 @@ export interface FlagUpdateInput {
   enabled: boolean;
   /** Always sent: Flipt clears the default variant when it is omitted. */
   defaultVariantId: string;
-  metadata?: Record<string, Json>;
+  metadata?: Flag['metadata'];
 }
 
 /** Every flag of a namespace (the list page filters and pages in the browser). */

@@ -60,6 +60,28 @@ export function getToken(): string | null {
   }
 }
 
+const SCOPE_KEY = 'vexil.scope';
+let memoryScope: string | null = null;
+
+/** The one namespace the stored token is limited to (from /auth/v1/self), or null for all. */
+export function getScope(): string | null {
+  try {
+    return sessionStorage.getItem(SCOPE_KEY);
+  } catch {
+    return memoryScope;
+  }
+}
+
+export function setScope(scope: string | null): void {
+  memoryScope = scope;
+  try {
+    if (scope) sessionStorage.setItem(SCOPE_KEY, scope);
+    else sessionStorage.removeItem(SCOPE_KEY);
+  } catch {
+    // memory only
+  }
+}
+
 export function setToken(token: string | null): void {
   memoryToken = token;
   try {

@@ -15,10 +15,11 @@ export const keys = {
   tokens: ['tokens'] as const,
 };
 
-export const useNamespaces = () => useQuery({ queryKey: keys.namespaces, queryFn: api.listNamespaces });
+export const useNamespaces = (enabled = true) =>
+  useQuery({ queryKey: keys.namespaces, queryFn: api.listNamespaces, enabled });
 
-export const useFlags = (ns: string) =>
-  useQuery({ queryKey: keys.flags(ns), queryFn: ({ signal }) => api.listAllFlags(ns, signal) });
+export const useFlags = (ns: string, enabled = true) =>
+  useQuery({ queryKey: keys.flags(ns), queryFn: ({ signal }) => api.listAllFlags(ns, signal), enabled });
 
 export const useFlag = (ns: string, key: string) =>
   useQuery({ queryKey: keys.flag(ns, key), queryFn: () => api.getFlag(ns, key) });
@@ -29,8 +30,8 @@ export const useRules = (ns: string, key: string, enabled = true) =>
 export const useRollouts = (ns: string, key: string, enabled = true) =>
   useQuery({ queryKey: keys.rollouts(ns, key), queryFn: () => api.listRollouts(ns, key), enabled });
 
-export const useSegments = (ns: string) =>
-  useQuery({ queryKey: keys.segments(ns), queryFn: () => api.listAllSegments(ns) });
+export const useSegments = (ns: string, enabled = true) =>
+  useQuery({ queryKey: keys.segments(ns), queryFn: () => api.listAllSegments(ns), enabled });
 
 export const useSegment = (ns: string, key: string) =>
   useQuery({ queryKey: keys.segment(ns, key), queryFn: () => api.getSegment(ns, key) });

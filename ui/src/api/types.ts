@@ -1,5 +1,11 @@
-// Wire shapes of the Vexil (Flipt v1 compatible) REST API as the dashboard uses them
-// (behavior.md §3.2 management objects, §1.6 evaluation responses, §5.2 authentications).
+// Wire shapes of the Vexil (Flipt v1 compatible) REST API as the dashboard uses them. The management
+// objects come from openapi.d.ts, generated from the server's /openapi.json at build time
+// (scripts/openapi-types.ts), so they cannot drift from the API; the rest are what the OpenAPI
+// document leaves loose (evaluation answers, lists) or the dashboard's own names for its unions.
+
+import type { components } from './openapi.js';
+
+type Schemas = components['schemas'];
 
 export type FlagType = 'VARIANT_FLAG_TYPE' | 'BOOLEAN_FLAG_TYPE';
 export type MatchType = 'ALL_MATCH_TYPE' | 'ANY_MATCH_TYPE';
@@ -14,88 +20,19 @@ export type RolloutType = 'SEGMENT_ROLLOUT_TYPE' | 'THRESHOLD_ROLLOUT_TYPE' | 'U
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-export interface Namespace {
-  key: string;
-  name: string;
-  description: string;
-  protected: boolean;
-  createdAt?: string;
-  updatedAt?: string;
-}
+export type Namespace = Schemas['Namespace'];
 
-export interface Variant {
-  id: string;
-  flagKey: string;
-  key: string;
-  name: string;
-  description: string;
-  /** Compact JSON text, or "" when there is none. */
-  attachment: string;
-  namespaceKey: string;
-  createdAt?: string;
-  updatedAt?: string;
-}
+export type Variant = Schemas['Variant'];
 
-export interface Flag {
-  key: string;
-  name: string;
-  description: string;
-  enabled: boolean;
-  type: FlagType;
-  variants: Variant[];
-  namespaceKey: string;
-  defaultVariant?: Variant;
-  metadata?: Record<string, Json>;
-  createdAt?: string;
-  updatedAt?: string;
-}
+export type Flag = Schemas['Flag'];
 
-export interface Constraint {
-  id: string;
-  segmentKey: string;
-  type: ComparisonType;
-  property: string;
-  operator: string;
-  value: string;
-  description: string;
-  namespaceKey: string;
-  createdAt?: string;
-  updatedAt?: string;
-}
+export type Constraint = Schemas['Constraint'];
 
-export interface Segment {
-  key: string;
-  name: string;
-  description: string;
-  matchType: MatchType;
-  constraints: Constraint[];
-  namespaceKey: string;
-  createdAt?: string;
-  updatedAt?: string;
-}
+export type Segment = Schemas['Segment'];
 
-export interface Distribution {
-  id: string;
-  ruleId: string;
-  variantId: string;
-  rollout: number;
-  createdAt?: string;
-  updatedAt?: string;
-}
+export type Distribution = Schemas['Distribution'];
 
-export interface Rule {
-  id: string;
-  flagKey: string;
-  /** Set when the rule has exactly one segment; then segmentKeys is []. */
-  segmentKey: string;
-  segmentKeys: string[];
-  segmentOperator: SegmentOperator;
-  distributions: Distribution[];
-  rank: number;
-  namespaceKey: string;
-  createdAt?: string;
-  updatedAt?: string;
-}
+export type Rule = Schemas['Rule'];
 
 export interface RolloutSegment {
   segmentKey: string;
@@ -109,18 +46,7 @@ export interface RolloutThreshold {
   value: boolean;
 }
 
-export interface Rollout {
-  id: string;
-  namespaceKey: string;
-  flagKey: string;
-  type: RolloutType;
-  rank: number;
-  description: string;
-  segment?: RolloutSegment;
-  threshold?: RolloutThreshold;
-  createdAt?: string;
-  updatedAt?: string;
-}
+export type Rollout = Schemas['Rollout'];
 
 export interface Page {
   nextPageToken: string;
@@ -175,14 +101,7 @@ export interface VariantEvaluation extends EvaluationCommon {
   variantAttachment: string;
 }
 
-export interface Authentication {
-  id: string;
-  method: string;
-  expiresAt?: string;
-  createdAt?: string;
-  updatedAt?: string;
-  metadata: Record<string, string>;
-}
+export type Authentication = Schemas['Authentication'];
 export interface AuthenticationList {
   authentications: Authentication[];
   nextPageToken: string;

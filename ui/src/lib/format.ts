@@ -1,10 +1,18 @@
 // Display helpers shared by pages: dates, reasons, keys derived from names.
 
-export function formatDate(iso?: string): string {
+import { getPreferences } from './preferences.js';
+
+/** A date and time in the zone the operator chose (local, or UTC marked as such). */
+export function formatDate(iso?: string, zone = getPreferences().time): string {
   if (!iso) return '—';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  const text = d.toLocaleString(undefined, {
+    dateStyle: 'medium',
+    timeStyle: 'short',
+    ...(zone === 'utc' ? { timeZone: 'UTC' } : {}),
+  });
+  return zone === 'utc' ? `${text} UTC` : text;
 }
 
 export function relativeDate(iso?: string): string {

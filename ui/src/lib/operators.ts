@@ -77,7 +77,8 @@ export function operatorsFor(type: ComparisonType): OperatorInfo[] {
   return OPERATORS[type].map((value) => ({ value, label: labels[value] ?? value }));
 }
 
-export function operatorLabel(type: ComparisonType, operator: string): string {
+export function operatorLabel(type: ComparisonType | 'UNKNOWN_COMPARISON_TYPE', operator: string): string {
+  if (type === 'UNKNOWN_COMPARISON_TYPE') return OP_LABELS[operator] ?? operator;
   return operatorsFor(type).find((o) => o.value === operator)?.label ?? OP_LABELS[operator] ?? operator;
 }
 

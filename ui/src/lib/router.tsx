@@ -1,13 +1,52 @@
 // A small History-API router: the dashboard's pages are a handful of path patterns, so a dependency
 // would buy nothing. Links are real <a href> elements (open in new tab, copy link and keyboard work).
 
-import { type AnchorHTMLAttributes, type MouseEvent, useSyncExternalStore } from 'react';
+import { type AnchorHTMLAttributes, type MouseEvent, useEffect, useSyncExternalStore } from 'react';
 
 const listeners = new Set<() => void>();
 function notify(): void {
+  lastHref = snapshot();
   for (const l of listeners) l();
 }
-if (typeof window !== 'undefined') window.addEventListener('popstate', notify);
+
+// Forms with edits not yet saved: leaving the page asks first instead of dropping them silently.
+const unsaved = new Set<symbol>();
+const LEAVE_QUESTION = 'You have changes that are not saved. Leave this page and lose them?';
+
+/** True when nothing is unsaved, or the operator agreed to lose it. */
+function mayLeave(): boolean {
+  if (unsaved.size === 0) return true;
+  if (!window.confirm(LEAVE_QUESTION)) return false;
+  unsaved.clear();
+  return true;
+}
+
+let lastHref = typeof window === 'undefined' ? '/' : window.location.pathname + window.location.search;
+if (typeof window !== 'undefined') {
+  window.addEventListener('popstate', () => {
+    // Back/forward has already moved the URL; staying means putting the page's URL back.
+    if (!mayLeave()) {
+      window.history.pushState(null, '', lastHref);
+      return;
+    }
+    notify();
+  });
+  window.addEventListener('beforeunload', (e) => {
+    if (unsaved.size > 0) e.preventDefault();
+  });
+}
+
+/** While `dirty`, navigating away (links, back, reload, closing the tab) asks for confirmation. */
+export function useUnsavedChanges(dirty: boolean): void {
+  useEffect(() => {
+    if (!dirty) return;
+    const token = Symbol('unsaved');
+    unsaved.add(token);
+    return () => {
+      unsaved.delete(token);
+    };
+  }, [dirty]);
+}
 
 function subscribe(listener: () => void): () => void {
   listeners.add(listener);
@@ -29,6 +68,8 @@ export function useLocation(): Location {
 
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
   if (to === snapshot()) return;
+  // Only a move to another page can lose edits; a changed query (filters, page) keeps the form.
+  if (new URL(to, window.location.href).pathname !== window.location.pathname && !mayLeave()) return;
   if (options.replace) window.history.replaceState(null, '', to);
   else window.history.pushState(null, '', to);
   notify();

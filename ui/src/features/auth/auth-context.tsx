@@ -5,7 +5,15 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { getMetaInfo, getSelf } from '../../api/api.js';
-import { ApiError, getToken, onUnauthorized, setToken } from '../../api/client.js';
+import { ApiError, getScope, getToken, onUnauthorized, setScope, setToken } from '../../api/client.js';
+import type { Authentication } from '../../api/types.js';
+
+const SCOPE_METADATA = 'io.flipt.auth.token.namespace';
+
+/** The namespace a token is limited to, as the server reports it for the token itself. */
+function scopeOf(self: Authentication | undefined): string | null {
+  return self?.metadata?.[SCOPE_METADATA] || null;
+}
 
 export interface AuthState {
   /** undefined until /meta/info has answered. */
@@ -14,6 +22,11 @@ export interface AuthState {
   /** Why the prompt is shown again (a rejected or expired token). */
   reason?: string;
   hasToken: boolean;
+  /**
+   * The one namespace the token may use (a namespace-scoped token), else undefined. Such a token
+   * cannot list namespaces or manage tokens, so the dashboard pins itself to that namespace.
+   */
+  scope?: string;
   login(token: string): Promise<void>;
   logout(): void;
 }
@@ -26,6 +39,20 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const [needLogin, setNeedLogin] = useState(false);
   const [reason, setReason] = useState<string | undefined>();
   const [hasToken, setHasToken] = useState(() => Boolean(getToken()));
+  const [scope, setScopeState] = useState<string | undefined>(() => getScope() ?? undefined);
+
+  // A token kept from before a reload: ask again which namespace it is limited to (it may have
+  // been signed in before the dashboard knew about scopes).
+  useEffect(() => {
+    if (!getToken()) return;
+    getSelf()
+      .then((self) => {
+        const s = scopeOf(self);
+        setScope(s);
+        setScopeState(s ?? undefined);
+      })
+      .catch(() => {});
+  }, []);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -59,8 +86,9 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     async (token: string) => {
       const trimmed = token.trim();
       if (!trimmed) throw new ApiError(0, { message: 'Enter a token.' });
+      let self: Authentication | undefined;
       try {
-        await getSelf(trimmed);
+        self = await getSelf(trimmed);
       } catch (err) {
         if (err instanceof ApiError && err.status === 401) {
           throw new ApiError(401, {
@@ -73,6 +101,9 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         if (!(err instanceof ApiError) || err.status === 0) throw err;
       }
       setToken(trimmed);
+      const s = scopeOf(self);
+      setScope(s);
+      setScopeState(s ?? undefined);
       setHasToken(true);
       setNeedLogin(false);
       setReason(undefined);
@@ -83,6 +114,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
   const logout = useCallback(() => {
     setToken(null);
+    setScope(null);
+    setScopeState(undefined);
     setHasToken(false);
     queryClient.clear();
     if (required) {
@@ -92,8 +125,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   }, [queryClient, required]);
 
   const value = useMemo<AuthState>(
-    () => ({ required, needLogin, reason, hasToken, login, logout }),
-    [required, needLogin, reason, hasToken, login, logout],
+    () => ({ required, needLogin, reason, hasToken, scope, login, logout }),
+    [required, needLogin, reason, hasToken, scope, login, logout],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }

@@ -1,14 +1,19 @@
-// Evaluate any flag of the namespace for an entity id and a context, as an application would, and see
-// the value, the reason, the segments and the server's explanation (`?explain=true`).
+// Evaluate any flag of the namespace for an entity id and a context (as rows or as JSON), as an
+// application would, and see the value, the reason, the segments and the server's explanation
+// (`?explain=true`); the same request can be copied as a curl command.
 
 import { type FormEvent, useId, useMemo, useState } from 'react';
 import * as api from '../../api/api.js';
 import { useFlags } from '../../api/queries.js';
 import { ErrorNote } from '../../components/error-note.js';
 import { TextField } from '../../components/field.js';
+import { JsonEditor } from '../../components/json-editor.js';
 import { type KeyValue, KeyValueRows, rowsToRecord } from '../../components/key-value-rows.js';
 import { PageHeader } from '../../components/page-header.js';
 import { Link, paths, useLocation } from '../../lib/router.js';
+import { useAuth } from '../auth/auth-context.js';
+import { contextFromJson, contextToJson, recordToRows } from './context-json.js';
+import { curlCommand } from './curl.js';
 import { type EvaluationOutcome, EvaluationResult } from './evaluation-result.js';
 
 export function ConsolePage({ ns }: { ns: string }) {
@@ -19,24 +24,63 @@ export function ConsolePage({ ns }: { ns: string }) {
   const [flagKey, setFlagKey] = useState(search.get('flag') ?? '');
   const [entityId, setEntityId] = useState('');
   const [rows, setRows] = useState<KeyValue[]>([{ key: '', value: '' }]);
+  const [contextMode, setContextMode] = useState<'rows' | 'json'>('rows');
+  const [contextText, setContextText] = useState('');
+  const [curlState, setCurlState] = useState<'copied' | 'shown' | null>(null);
+  const { hasToken } = useAuth();
   const [explain, setExplain] = useState(true);
   const [outcome, setOutcome] = useState<EvaluationOutcome | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
 
   const flag = useMemo(() => flags.data?.find((f) => f.key === flagKey.trim()), [flags.data, flagKey]);
+  const [flagTouched, setFlagTouched] = useState(false);
   const flagIssue =
-    flagKey.trim() && flags.data && !flag ? `No flag "${flagKey.trim()}" in namespace ${ns}.` : undefined;
+    flagKey.trim() && flags.data && !flag
+      ? `No flag "${flagKey.trim()}" in namespace ${ns}.`
+      : flagTouched && !flagKey.trim()
+        ? 'Choose a flag.'
+        : undefined;
+
+  const parsedJson = contextMode === 'json' ? contextFromJson(contextText) : undefined;
+  const context = contextMode === 'json' ? (parsedJson?.context ?? {}) : rowsToRecord(rows);
+  const curl =
+    flag && !parsedJson?.problem
+      ? curlCommand({
+          origin: window.location.origin,
+          kind: flag.type === 'BOOLEAN_FLAG_TYPE' ? 'boolean' : 'variant',
+          namespaceKey: ns,
+          flagKey: flag.key,
+          entityId,
+          context,
+          signedIn: hasToken,
+        })
+      : undefined;
+  const switchContextMode = (mode: 'rows' | 'json') => {
+    if (mode === contextMode) return;
+    if (mode === 'json') setContextText(contextToJson(rowsToRecord(rows)));
+    else if (parsedJson?.context) setRows(recordToRows(parsedJson.context));
+    setContextMode(mode);
+  };
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    // Whatever was on screen belonged to the previous request: an error replaces it, it does not
+    // sit beside it.
+    setOutcome(null);
     if (!flag) {
-      setError(new Error(flagKey.trim() ? `No flag "${flagKey.trim()}" in namespace ${ns}.` : 'Choose a flag.'));
+      // The flag field already says what is wrong (its hint); say it there once and go there.
+      setFlagTouched(true);
+      document.getElementById(flagInputId)?.focus();
+      return;
+    }
+    if (parsedJson?.problem) {
+      setError(null);
       return;
     }
     setBusy(true);
     setError(null);
-    const body = { namespaceKey: ns, flagKey: flag.key, entityId, context: rowsToRecord(rows) };
+    const body = { namespaceKey: ns, flagKey: flag.key, entityId, context };
     try {
       setOutcome(
         flag.type === 'BOOLEAN_FLAG_TYPE'
@@ -102,24 +146,93 @@ export function ConsolePage({ ns }: { ns: string }) {
             placeholder="e.g. user-42"
             hint="The id your application sends (a user id, account id…). Percentages are stable per id."
           />
-          <KeyValueRows legend="Context" rows={rows} onChange={setRows} keyLabel="Property" valueLabel="Value" />
+          <fieldset className="radio-row context-mode">
+            <legend>Edit the context as</legend>
+            <label className="check">
+              <input
+                type="radio"
+                name="context-mode"
+                checked={contextMode === 'rows'}
+                onChange={() => switchContextMode('rows')}
+                disabled={contextMode === 'json' && Boolean(parsedJson?.problem)}
+              />
+              Rows
+            </label>
+            <label className="check">
+              <input
+                type="radio"
+                name="context-mode"
+                checked={contextMode === 'json'}
+                onChange={() => switchContextMode('json')}
+              />
+              JSON
+            </label>
+          </fieldset>
+          {contextMode === 'rows' ? (
+            <KeyValueRows legend="Context" rows={rows} onChange={setRows} keyLabel="Property" valueLabel="Value" />
+          ) : (
+            <JsonEditor
+              label="Context (JSON)"
+              value={contextText}
+              onChange={setContextText}
+              objectOnly
+              rows={6}
+              hint='An object of properties, e.g. {"plan": "gold"}; numbers and booleans are sent as text.'
+              serverError={parsedJson?.problem}
+            />
+          )}
           <label className="check">
             <input type="checkbox" checked={explain} onChange={(e) => setExplain(e.target.checked)} />
             Ask the server to explain the result
           </label>
           <ErrorNote error={error} />
           <div className="actions">
+            <button
+              type="button"
+              className="btn"
+              onClick={async () => {
+                if (!curl) return;
+                try {
+                  await navigator.clipboard.writeText(curl);
+                  setCurlState('copied');
+                } catch {
+                  setCurlState('shown');
+                }
+              }}
+              disabled={!curl}
+            >
+              Copy as curl
+            </button>
             <button type="submit" className="btn btn-primary" disabled={busy}>
               {busy ? 'Evaluating…' : 'Evaluate'}
             </button>
           </div>
+          {curlState && curl ? <CurlBox command={curl} copied={curlState === 'copied'} signedIn={hasToken} /> : null}
         </form>
         {outcome ? (
-          <EvaluationResult outcome={outcome} />
+          <EvaluationResult outcome={outcome} entityId={entityId} />
         ) : (
           <div className="card muted result-placeholder">The result appears here.</div>
         )}
       </div>
     </>
+  );
+}
+
+function CurlBox({ command, copied, signedIn }: { command: string; copied: boolean; signedIn: boolean }) {
+  return (
+    <section className="curl" aria-label="Request as curl">
+      <p role="status" className="hint">
+        {copied ? 'Copied to the clipboard:' : 'The clipboard is not available here; copy the command below:'}
+      </p>
+      <pre className="code" data-testid="curl-command">
+        {command}
+      </pre>
+      {signedIn ? (
+        <p className="hint">
+          Set <code>VEXIL_TOKEN</code> to an API token first; the dashboard never copies its own.
+        </p>
+      ) : null}
+    </section>
   );
 }

@@ -5,6 +5,7 @@ import type { BooleanEvaluation, VariantEvaluation } from '../../api/types.js';
 import { reasonLabel } from '../../lib/format.js';
 import { prettyJson } from '../../lib/json.js';
 import { ExplainView } from './explain-view.js';
+import { evaluationSummary } from './summary.js';
 
 export type EvaluationOutcome =
   | { kind: 'boolean'; result: BooleanEvaluation }
@@ -17,11 +18,14 @@ const REASON_TEXT: Record<string, string> = {
   UNKNOWN_EVALUATION_REASON: 'No rule matched and there is no default variant.',
 };
 
-export function EvaluationResult({ outcome }: { outcome: EvaluationOutcome }) {
+export function EvaluationResult({ outcome, entityId = '' }: { outcome: EvaluationOutcome; entityId?: string }) {
   const r = outcome.result;
   return (
     <section className="card result" aria-labelledby="result-title" aria-live="polite">
       <h2 id="result-title">Result</h2>
+      <p className="result-summary" data-testid="evaluation-summary">
+        {evaluationSummary(outcome, entityId)}
+      </p>
       <div className="result-value" data-testid="evaluation-value">
         {outcome.kind === 'boolean' ? (
           <span className={`big-value ${outcome.result.enabled ? 'status-on' : 'status-off'}`}>
@@ -77,7 +81,7 @@ export function EvaluationResult({ outcome }: { outcome: EvaluationOutcome }) {
         </>
       ) : null}
       {r.explain !== undefined ? (
-        <ExplainView explain={r.explain} />
+        <ExplainView explain={r.explain} kind={outcome.kind} />
       ) : (
         <p className="muted">The server sent no explanation for this evaluation.</p>
       )}

@@ -98,11 +98,21 @@ export function ExplainNode({ value, depth = 0 }: { value: Json; depth?: number 
   return <Scalar value={value} />;
 }
 
-export function ExplainView({ explain }: { explain: Json }) {
+/**
+ * For a boolean flag, `enabled` is the value when no rollout matches, so the explanation's
+ * `flagEnabled` is shown as that ("Default value"), not as "Flag enabled: false" beside a true result.
+ */
+function forDisplay(explain: Json, kind: 'boolean' | 'variant'): Json {
+  if (kind !== 'boolean' || !isObject(explain) || !('flagEnabled' in explain)) return explain;
+  const { flagEnabled, ...rest } = explain;
+  return { defaultValue: flagEnabled ?? null, ...rest };
+}
+
+export function ExplainView({ explain, kind = 'variant' }: { explain: Json; kind?: 'boolean' | 'variant' }) {
   return (
     <section className="explain" aria-labelledby="explain-title">
       <h3 id="explain-title">Explanation</h3>
-      <ExplainNode value={explain} />
+      <ExplainNode value={forDisplay(explain, kind)} />
       <details>
         <summary>Raw JSON</summary>
         <pre className="code">{JSON.stringify(explain, null, 2)}</pre>

@@ -6,6 +6,7 @@ import { ErrorNote, fieldError, formError } from '../../components/error-note.js
 import { TextAreaField, TextField } from '../../components/field.js';
 import { JsonEditor, jsonProblem } from '../../components/json-editor.js';
 import { useNotify } from '../../components/notices.js';
+import { useUnsavedChanges } from '../../lib/router.js';
 import { useFlagUpdate } from './use-flag-update.js';
 
 function metadataText(flag: Flag): string {
@@ -22,6 +23,7 @@ export function FlagDetailsForm({ flag }: { flag: Flag }) {
   const [busy, setBusy] = useState(false);
 
   const dirty = name !== flag.name || description !== flag.description || metadata !== metadataText(flag);
+  useUnsavedChanges(dirty);
   const metadataIssue = jsonProblem(metadata, { objectOnly: true });
   const nameIssue = name.trim() ? undefined : 'Required.';
 

@@ -1,5 +1,6 @@
 // The flag list's search and filters, done in the browser over the namespace's whole flag list:
-// one precomputed lowercase haystack per flag keeps a keystroke over 5,000 flags well under a frame.
+// one precomputed lowercase haystack per flag (key, name and description) keeps a keystroke over
+// 5,000 flags well under a frame.
 
 import type { Flag } from '../../api/types.js';
 
@@ -18,7 +19,7 @@ export interface IndexedFlag {
 }
 
 export function indexFlags(flags: Flag[]): IndexedFlag[] {
-  return flags.map((flag) => ({ flag, haystack: `${flag.key}\n${flag.name}`.toLowerCase() }));
+  return flags.map((flag) => ({ flag, haystack: `${flag.key}\n${flag.name}\n${flag.description}`.toLowerCase() }));
 }
 
 export function filterFlags(index: IndexedFlag[], filter: FlagFilter): Flag[] {

@@ -7,16 +7,17 @@ import { ApiError } from '../../api/client.js';
 import { useNamespaceChanges } from '../../api/namespace-changes.js';
 import { keys, useFlag } from '../../api/queries.js';
 import { DeleteButton } from '../../components/confirm-dialog.js';
+import { DateTime } from '../../components/date-time.js';
 import { EmptyState } from '../../components/empty-state.js';
 import { ErrorNote } from '../../components/error-note.js';
 import { Loading } from '../../components/loading.js';
 import { useNotify } from '../../components/notices.js';
 import { PageHeader } from '../../components/page-header.js';
 import { Tabs } from '../../components/tabs.js';
-import { formatDate } from '../../lib/format.js';
 import { Link, navigate, paths } from '../../lib/router.js';
 import { RolloutsTab } from '../rollouts/rollouts-tab.js';
 import { RulesTab } from '../rules/rules-tab.js';
+import { CopyToNamespace } from '../transfer/copy-to-namespace.js';
 import { TypeBadge } from './flag-badges.js';
 import { FlagDetailsForm } from './flag-details-form.js';
 import { FlagEnabledToggle } from './flag-enabled-toggle.js';
@@ -63,6 +64,7 @@ export function FlagPage({ ns, flagKey, tab }: { ns: string; flagKey: string; ta
             <Link to={paths.console(ns, f.key)} className="btn">
               Try in console
             </Link>
+            <CopyToNamespace kind="flag" ns={ns} itemKey={f.key} />
             <DeleteButton
               label="Delete flag"
               title={`Delete flag "${f.key}"?`}
@@ -75,7 +77,7 @@ export function FlagPage({ ns, flagKey, tab }: { ns: string; flagKey: string; ta
               }}
             >
               <p>
-                Its variants, {boolean ? 'rollouts' : 'rules'} and history are deleted. Applications asking for{' '}
+                Its variants and {boolean ? 'rollouts' : 'rules'} are deleted. Applications asking for{' '}
                 <code>{f.key}</code> will get "not found". This cannot be undone.
               </p>
             </DeleteButton>
@@ -97,7 +99,9 @@ export function FlagPage({ ns, flagKey, tab }: { ns: string; flagKey: string; ta
           </div>
           <div>
             <dt>Updated</dt>
-            <dd>{formatDate(f.updatedAt)}</dd>
+            <dd>
+              <DateTime iso={f.updatedAt} />
+            </dd>
           </div>
         </dl>
       </div>

@@ -1,17 +1,22 @@
-// The flags of a namespace: search by key or name, filter by type and state, page through thousands.
-// Filters and page live in the URL, so a filtered view can be shared and survives a reload.
+// The flags of a namespace: search by key, name or description, filter by type and state, sort by
+// name, key or date, page through thousands. Filters, sort and page live in the URL, so a view can be
+// shared and survives a reload.
 
 import { useDeferredValue, useMemo } from 'react';
 import { useFlags } from '../../api/queries.js';
+import { DateTime } from '../../components/date-time.js';
 import { EmptyState } from '../../components/empty-state.js';
 import { ErrorNote } from '../../components/error-note.js';
 import { TextField } from '../../components/field.js';
 import { Loading } from '../../components/loading.js';
 import { PageHeader } from '../../components/page-header.js';
 import { Pagination } from '../../components/pagination.js';
-import { plural, relativeDate } from '../../lib/format.js';
+import { ariaSort, SortButton } from '../../components/sort-header.js';
+import { plural } from '../../lib/format.js';
+import { formatSort, parseSort, type Sort, sortItems } from '../../lib/list-sort.js';
 import { Link, paths, setSearchParams, useLocation } from '../../lib/router.js';
-import { EnabledBadge, TypeBadge } from './flag-badges.js';
+import { FirstRunSnippets } from './first-run-snippets.js';
+import { FlagStateBadge, TypeBadge } from './flag-badges.js';
 import { type EnabledFilter, filterFlags, indexFlags, type TypeFilter } from './flag-filter.js';
 
 export function FlagsPage({ ns }: { ns: string }) {
@@ -21,17 +26,20 @@ export function FlagsPage({ ns }: { ns: string }) {
   const type = (search.get('type') ?? '') as TypeFilter;
   const enabled = (search.get('enabled') ?? '') as EnabledFilter;
   const pageSize = [25, 50, 100].includes(Number(search.get('size'))) ? Number(search.get('size')) : 25;
+  const sortParam = search.get('sort');
+  const sort = useMemo(() => parseSort(sortParam), [sortParam]);
   const deferredQ = useDeferredValue(q);
 
   const index = useMemo(() => indexFlags(flags.data ?? []), [flags.data]);
   const filtered = useMemo(
-    () => filterFlags(index, { q: deferredQ, type, enabled }),
-    [index, deferredQ, type, enabled],
+    () => sortItems(filterFlags(index, { q: deferredQ, type, enabled }), sort),
+    [index, deferredQ, type, enabled, sort],
   );
   const pages = Math.max(1, Math.ceil(filtered.length / pageSize));
   const page = Math.min(Math.max(1, Number(search.get('page')) || 1), pages);
   const shown = filtered.slice((page - 1) * pageSize, page * pageSize);
   const filtering = Boolean(q || type || enabled);
+  const onSort = (next: Sort) => setSearchParams({ sort: formatSort(next), page: undefined });
 
   return (
     <>
@@ -48,7 +56,7 @@ export function FlagsPage({ ns }: { ns: string }) {
           label="Search"
           type="search"
           value={q}
-          placeholder="Key or name"
+          placeholder="Key, name or description"
           onChange={(v) => setSearchParams({ q: v, page: undefined })}
         />
         <div className="field">
@@ -84,6 +92,7 @@ export function FlagsPage({ ns }: { ns: string }) {
           <Link to={paths.newFlag(ns)} className="btn btn-primary">
             Create the first flag
           </Link>
+          <FirstRunSnippets ns={ns} />
         </EmptyState>
       ) : null}
       {flags.data && flags.data.length > 0 && filtered.length === 0 ? (
@@ -108,10 +117,26 @@ export function FlagsPage({ ns }: { ns: string }) {
             <caption className="sr-only">Flags in namespace {ns}</caption>
             <thead>
               <tr>
-                <th scope="col">Flag</th>
+                <th scope="col" aria-sort={ariaSort(sort, 'name', 'key')}>
+                  <SortButton field="name" sort={sort} onSort={onSort}>
+                    Name
+                  </SortButton>
+                  <SortButton field="key" sort={sort} onSort={onSort}>
+                    Key
+                  </SortButton>
+                </th>
                 <th scope="col">Type</th>
                 <th scope="col">State</th>
-                <th scope="col">Updated</th>
+                <th scope="col" aria-sort={ariaSort(sort, 'updated')}>
+                  <SortButton field="updated" sort={sort} onSort={onSort}>
+                    Updated
+                  </SortButton>
+                </th>
+                <th scope="col" aria-sort={ariaSort(sort, 'created')}>
+                  <SortButton field="created" sort={sort} onSort={onSort}>
+                    Created
+                  </SortButton>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -128,9 +153,14 @@ export function FlagsPage({ ns }: { ns: string }) {
                     <TypeBadge type={f.type} />
                   </td>
                   <td data-label="State">
-                    <EnabledBadge enabled={f.enabled} type={f.type} />
+                    <FlagStateBadge ns={ns} flag={f} />
                   </td>
-                  <td data-label="Updated">{relativeDate(f.updatedAt)}</td>
+                  <td data-label="Updated">
+                    <DateTime iso={f.updatedAt} relative />
+                  </td>
+                  <td data-label="Created">
+                    <DateTime iso={f.createdAt} relative />
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -10,6 +10,7 @@ import { TextAreaField, TextField } from '../../components/field.js';
 import { useNotify } from '../../components/notices.js';
 import { PageHeader } from '../../components/page-header.js';
 import { Toggle } from '../../components/toggle.js';
+import { focusFirstInvalid, formOf } from '../../lib/focus.js';
 import { keyFromName, keyProblem } from '../../lib/format.js';
 import { navigate, paths } from '../../lib/router.js';
 
@@ -46,7 +47,7 @@ export function NewFlagPage({ ns }: { ns: string }) {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setSubmitted(true);
-    if (keyIssue || nameIssue) return;
+    if (keyIssue || nameIssue) return focusFirstInvalid(formOf(e));
     setBusy(true);
     setError(null);
     try {

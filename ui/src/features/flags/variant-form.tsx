@@ -6,6 +6,7 @@ import type { Variant } from '../../api/types.js';
 import { ErrorNote, fieldError, formError } from '../../components/error-note.js';
 import { TextAreaField, TextField } from '../../components/field.js';
 import { JsonEditor, jsonProblem } from '../../components/json-editor.js';
+import { focusFirstInvalid, formOf } from '../../lib/focus.js';
 import { compactJson, prettyJson } from '../../lib/json.js';
 
 interface VariantFormProps {
@@ -29,7 +30,7 @@ export function VariantForm({ initial, onSave, onCancel }: VariantFormProps) {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setSubmitted(true);
-    if (keyIssue || attachmentIssue) return;
+    if (keyIssue || attachmentIssue) return focusFirstInvalid(formOf(e));
     setBusy(true);
     setError(null);
     try {

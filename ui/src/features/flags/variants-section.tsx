@@ -8,6 +8,7 @@ import type { Flag, Variant } from '../../api/types.js';
 import { DeleteButton } from '../../components/confirm-dialog.js';
 import { EmptyState } from '../../components/empty-state.js';
 import { useNotify } from '../../components/notices.js';
+import { useFocusWhenClosed } from '../../lib/focus.js';
 import { prettyJson } from '../../lib/json.js';
 import { DefaultVariantSelect } from './default-variant-select.js';
 import { VariantForm } from './variant-form.js';
@@ -17,6 +18,8 @@ export function VariantsSection({ flag }: { flag: Flag }) {
   const queryClient = useQueryClient();
   const notify = useNotify();
   const [editing, setEditing] = useState<string | 'new' | null>(null);
+  // A closed form hands focus back to the button that opened it, not to <body>.
+  useFocusWhenClosed(editing, (closed) => (closed === 'new' ? 'add-variant' : `edit-variant-${closed}`));
 
   const refresh = async () => {
     await Promise.all([
@@ -58,6 +61,7 @@ export function VariantsSection({ flag }: { flag: Flag }) {
         </div>
         <div className="row-actions">
           <button
+            id={`edit-variant-${v.id}`}
             type="button"
             className="btn btn-small"
             onClick={() => setEditing(v.id)}
@@ -90,7 +94,7 @@ export function VariantsSection({ flag }: { flag: Flag }) {
       <div className="row-between">
         <h2 id="variants-title">Variants</h2>
         {editing === 'new' ? null : (
-          <button type="button" className="btn btn-primary" onClick={() => setEditing('new')}>
+          <button id="add-variant" type="button" className="btn btn-primary" onClick={() => setEditing('new')}>
             Add variant
           </button>
         )}

@@ -1,10 +1,13 @@
 // The frame of every page: skip link, sidebar (brand, namespace switcher, navigation) and the main area.
 // On narrow screens the sidebar becomes a top bar (styles.css).
 
-import type { ReactNode } from 'react';
+import { type ReactNode, useEffect } from 'react';
 import { useNamespaces } from '../../api/queries.js';
 import { Link, paths, useLocation } from '../../lib/router.js';
 import { useAuth } from '../auth/auth-context.js';
+import { CommandPalette, PaletteButton } from '../palette/command-palette.js';
+import { PreferencesMenu } from '../preferences/preferences-menu.js';
+import { forgetNamespace, rememberNamespace } from './current-namespace.js';
 import { NamespaceSwitcher } from './namespace-switcher.js';
 
 function NavLink({ to, children, match }: { to: string; children: ReactNode; match: (p: string) => boolean }) {
@@ -17,12 +20,21 @@ function NavLink({ to, children, match }: { to: string; children: ReactNode; mat
   );
 }
 
-/** Said once, above the page, when the URL names a namespace that does not exist. */
+/**
+ * Said once, above the page, when the URL names a namespace that does not exist. A namespace the
+ * list confirms becomes the one `/` returns to; an unknown one never does.
+ */
 function UnknownNamespace({ namespace }: { namespace: string }) {
   const { pathname } = useLocation();
   const namespaces = useNamespaces();
-  if (!pathname.startsWith('/namespaces/') || !namespaces.data || namespaces.data.some((n) => n.key === namespace))
-    return null;
+  const inUrl = pathname.startsWith('/namespaces/');
+  const exists = namespaces.data?.some((n) => n.key === namespace);
+  useEffect(() => {
+    if (!inUrl || exists === undefined) return;
+    if (exists) rememberNamespace(namespace);
+    else forgetNamespace(namespace);
+  }, [inUrl, exists, namespace]);
+  if (!inUrl || exists !== false) return null;
   return (
     <p className="warning" role="alert">
       There is no namespace "{namespace}". Pick one in the namespace menu, or{' '}
@@ -32,7 +44,7 @@ function UnknownNamespace({ namespace }: { namespace: string }) {
 }
 
 export function AppShell({ namespace, children }: { namespace: string; children: ReactNode }) {
-  const { required, hasToken, logout } = useAuth();
+  const { required, hasToken, logout, scope } = useAuth();
   const section = (name: string) => (p: string) => new RegExp(`^/namespaces/[^/]+/${name}(/|$)`).test(p);
   return (
     <div className="shell">
@@ -43,7 +55,15 @@ export function AppShell({ namespace, children }: { namespace: string; children:
         <Link to={paths.flags(namespace)} className="brand">
           Vexil
         </Link>
-        <NamespaceSwitcher current={namespace} />
+        {scope ? (
+          <p className="ns-scoped">
+            Namespace <strong>{scope}</strong>
+            <span className="muted"> (your token is limited to it)</span>
+          </p>
+        ) : (
+          <NamespaceSwitcher current={namespace} />
+        )}
+        <PaletteButton />
         <nav aria-label="Main" className="nav">
           <NavLink to={paths.flags(namespace)} match={section('flags')}>
             Flags
@@ -54,15 +74,18 @@ export function AppShell({ namespace, children }: { namespace: string; children:
           <NavLink to={paths.console(namespace)} match={section('console')}>
             Console
           </NavLink>
-          <NavLink to={paths.namespaces()} match={(p) => p.startsWith('/settings/namespaces')}>
-            Namespaces
-          </NavLink>
-          {required ? (
+          {scope ? null : (
+            <NavLink to={paths.namespaces()} match={(p) => p.startsWith('/settings/namespaces')}>
+              Namespaces
+            </NavLink>
+          )}
+          {required && !scope ? (
             <NavLink to={paths.tokens()} match={(p) => p.startsWith('/settings/tokens')}>
               API tokens
             </NavLink>
           ) : null}
         </nav>
+        <PreferencesMenu />
         {hasToken ? (
           <button type="button" className="btn btn-small btn-ghost sign-out" onClick={logout}>
             Sign out
@@ -70,9 +93,10 @@ export function AppShell({ namespace, children }: { namespace: string; children:
         ) : null}
       </aside>
       <main className="main" id="main" tabIndex={-1}>
-        <UnknownNamespace namespace={namespace} />
+        {scope ? null : <UnknownNamespace namespace={namespace} />}
         {children}
       </main>
+      <CommandPalette ns={namespace} />
     </div>
   );
 }

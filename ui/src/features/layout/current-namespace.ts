@@ -20,6 +20,16 @@ export function lastNamespace(): string {
   }
 }
 
+/** Forgets a remembered namespace that turned out not to exist, so `/` stops returning to it. */
+export function forgetNamespace(ns: string): void {
+  try {
+    if (localStorage.getItem(LAST_KEY) === ns) localStorage.removeItem(LAST_KEY);
+  } catch {
+    // nothing remembered
+  }
+}
+
+/** Only for a namespace the server listed: a mistyped URL must not become the start page. */
 export function rememberNamespace(ns: string): void {
   try {
     localStorage.setItem(LAST_KEY, ns);

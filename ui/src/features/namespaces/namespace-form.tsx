@@ -5,6 +5,7 @@ import type { NamespaceInput } from '../../api/api.js';
 import type { Namespace } from '../../api/types.js';
 import { ErrorNote, fieldError, formError } from '../../components/error-note.js';
 import { TextAreaField, TextField } from '../../components/field.js';
+import { focusFirstInvalid, formOf } from '../../lib/focus.js';
 import { keyFromName, keyProblem } from '../../lib/format.js';
 
 interface NamespaceFormProps {
@@ -29,7 +30,7 @@ export function NamespaceForm({ initial, onSave, onCancel }: NamespaceFormProps)
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setSubmitted(true);
-    if (keyIssue || nameIssue) return;
+    if (keyIssue || nameIssue) return focusFirstInvalid(formOf(e));
     setBusy(true);
     setError(null);
     try {
@@ -73,7 +74,7 @@ export function NamespaceForm({ initial, onSave, onCancel }: NamespaceFormProps)
             setKey(v);
           }}
           required
-          hint="Used by applications and in URLs. Letters, digits, - and _."
+          hint="Used by applications and in URLs. Letters, digits and the characters - _ , (comma)."
           error={(submitted || keyTouched ? keyIssue : undefined) ?? fieldError(error, 'key')}
         />
       )}

@@ -90,7 +90,7 @@ export function ExportButton({ namespaceKey }: { namespaceKey: string }) {
 }
 
 /** A document to import: its text and content type. */
-interface ImportDocument {
+export interface ImportDocument {
   text: string;
   contentType: string;
 }
@@ -100,7 +100,7 @@ interface ImportDocument {
  * as the preview; `run(false)` imports, refreshes every query (anything on screen may have changed)
  * and hands the result to `onImported`.
  */
-function usePreviewedImport(
+export function usePreviewedImport(
   documentOf: () => Promise<ImportDocument | undefined>,
   options: api.ImportOptions,
   onImported: (result: api.ImportResult) => void,
@@ -135,7 +135,7 @@ function usePreviewedImport(
 }
 
 /** The preview, the error and the buttons under both forms; `children` is the primary button. */
-function PreviewFooter({
+export function PreviewFooter({
   preview,
   error,
   onClose,

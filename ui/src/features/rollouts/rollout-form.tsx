@@ -7,6 +7,7 @@ import type { Rollout, Segment } from '../../api/types.js';
 import { ErrorNote, fieldError, formError } from '../../components/error-note.js';
 import { SelectField, TextField } from '../../components/field.js';
 import { parsePercent } from '../../lib/distribution.js';
+import { focusFirstInvalid, formOf } from '../../lib/focus.js';
 import { SegmentPicker, segmentKeysOf } from '../rules/segment-picker.js';
 
 type Kind = 'threshold' | 'segment';
@@ -32,16 +33,19 @@ export function RolloutForm({ ns, segments, initial, onSave, onCancel }: Rollout
   });
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  // "Choose at least one segment" is only news after a save attempt, not the moment Segments is picked.
+  const [submitted, setSubmitted] = useState(false);
 
   const pct = parsePercent(percentage);
   const pctIssue =
     kind === 'threshold' && pct === undefined ? 'A number from 0 to 100 (at most two decimals).' : undefined;
   const segIssue =
-    kind === 'segment' && selection.segmentKeys.length === 0 ? 'Choose at least one segment.' : undefined;
+    submitted && kind === 'segment' && selection.segmentKeys.length === 0 ? 'Choose at least one segment.' : undefined;
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (pctIssue || segIssue) return;
+    setSubmitted(true);
+    if (pctIssue || (kind === 'segment' && selection.segmentKeys.length === 0)) return focusFirstInvalid(formOf(e));
     setBusy(true);
     setError(null);
     const v = value === 'true';
@@ -115,7 +119,7 @@ export function RolloutForm({ ns, segments, initial, onSave, onCancel }: Rollout
         <button type="button" className="btn" onClick={onCancel}>
           Cancel
         </button>
-        <button type="submit" className="btn btn-primary" disabled={busy || Boolean(pctIssue || segIssue)}>
+        <button type="submit" className="btn btn-primary" disabled={busy}>
           {busy ? 'Saving…' : initial ? 'Save rollout' : 'Create rollout'}
         </button>
       </div>

@@ -12,6 +12,7 @@ import { ErrorNote } from '../../components/error-note.js';
 import { Loading } from '../../components/loading.js';
 import { useNotify } from '../../components/notices.js';
 import { ReorderList } from '../../components/reorder-list.js';
+import { useFocusWhenClosed } from '../../lib/focus.js';
 import { RolloutCard } from './rollout-card.js';
 import { RolloutForm } from './rollout-form.js';
 
@@ -22,6 +23,8 @@ export function RolloutsTab({ flag }: { flag: Flag }) {
   const queryClient = useQueryClient();
   const notify = useNotify();
   const [editing, setEditing] = useState<string | 'new' | null>(null);
+  // A closed form hands focus back to the button that opened it, not to <body>.
+  useFocusWhenClosed(editing, (closed) => (closed === 'new' ? 'add-rollout' : `edit-rollout-${closed}`));
   const [reorderError, setReorderError] = useState<unknown>(null);
 
   const refresh = () => queryClient.invalidateQueries({ queryKey: keys.rollouts(ns, flag.key) });
@@ -36,7 +39,13 @@ export function RolloutsTab({ flag }: { flag: Flag }) {
           <p className="muted">Evaluated from the top; the first rollout that matches decides the value.</p>
         </div>
         {editing === 'new' ? null : (
-          <button type="button" className="btn btn-primary" onClick={() => setEditing('new')} disabled={!segments.data}>
+          <button
+            id="add-rollout"
+            type="button"
+            className="btn btn-primary"
+            onClick={() => setEditing('new')}
+            disabled={!segments.data}
+          >
             Add rollout
           </button>
         )}
@@ -103,6 +112,7 @@ export function RolloutsTab({ flag }: { flag: Flag }) {
                 <RolloutCard ns={ns} rollout={rollout} position={position} segments={segmentList} />
                 <div className="row-actions">
                   <button
+                    id={`edit-rollout-${rollout.id}`}
                     type="button"
                     className="btn btn-small"
                     onClick={() => setEditing(rollout.id)}

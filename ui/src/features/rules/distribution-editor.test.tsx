@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 // The distribution editor shows one labelled percentage per variant with a live total, and a rule
-// can only be saved when that total is exactly 100.
+// can be saved when that total is at most 100 (the rest gets no variant, as in Flipt).
 
 import '@testing-library/jest-dom/vitest';
 import { cleanup, render, screen } from '@testing-library/react';
@@ -15,6 +15,8 @@ import type { DistributionInput } from './save-rule.js';
 
 afterEach(cleanup);
 
+const stamps = { createdAt: '2024-01-01T00:00:00Z', updatedAt: '2024-01-01T00:00:00Z' };
+
 const variant = (id: string, key: string): Variant => ({
   id,
   key,
@@ -23,6 +25,7 @@ const variant = (id: string, key: string): Variant => ({
   attachment: '',
   flagKey: 'f',
   namespaceKey: 'default',
+  ...stamps,
 });
 const blue = variant('v1', 'blue');
 const green = variant('v2', 'green');
@@ -44,14 +47,16 @@ describe('DistributionEditor', () => {
     expect(total()).toHaveTextContent('Total: 0%');
     await user.type(a, '30');
     expect(total()).toHaveTextContent('Total: 30%');
-    expect(screen.getByText('The percentages must add up to 100% (now 30%).')).toBeInTheDocument();
+    expect(screen.getByText('The remaining 70% of matching entities get no variant.')).toBeInTheDocument();
+    expect(total()).toHaveClass('ok');
     await user.type(b, '70');
     expect(total()).toHaveTextContent('Total: 100%');
     expect(total()).toHaveClass('ok');
-    expect(screen.queryByText(/must add up/)).not.toBeInTheDocument();
+    expect(screen.queryByText(/remaining/)).not.toBeInTheDocument();
     await user.type(b, '.5');
     expect(total()).toHaveTextContent('Total: 100.5%');
     expect(total()).toHaveClass('bad');
+    expect(screen.getByText('The percentages must not add up to more than 100% (now 100.5%).')).toBeInTheDocument();
   });
 
   it('splits evenly to exactly 100 in hundredths', async () => {
@@ -81,6 +86,8 @@ describe('DistributionEditor', () => {
     });
     expect(distributionStatus([blue, green], { v1: '0.1', v2: '99.9' }).valid).toBe(true);
     expect(distributionStatus([blue, green], { v1: '101', v2: '0' }).valid).toBe(false);
+    expect(distributionStatus([blue, green], { v1: '60', v2: '40.01' }).valid).toBe(false);
+    expect(distributionStatus([blue, green], { v1: '60', v2: '30' })).toMatchObject({ valid: true, total: 90 });
     expect(distributionStatus([blue, green], { v1: '50.123', v2: '49.877' }).valid).toBe(false);
   });
 });
@@ -94,6 +101,7 @@ describe('RuleForm', () => {
     type: 'VARIANT_FLAG_TYPE',
     variants: [blue, green],
     namespaceKey: 'default',
+    ...stamps,
   };
   const segments: Segment[] = ['beta', 'staff'].map((key) => ({
     key,
@@ -102,6 +110,7 @@ describe('RuleForm', () => {
     matchType: 'ALL_MATCH_TYPE',
     constraints: [],
     namespaceKey: 'default',
+    ...stamps,
   }));
 
   function setup(initial?: Rule) {
@@ -114,22 +123,29 @@ describe('RuleForm', () => {
     return { user: userEvent.setup(), onSave };
   }
 
-  it('starts with an even split and saves only with a segment and a total of 100', async () => {
+  it('starts with an even split; an empty save names the missing segment and focuses it', async () => {
     const { user, onSave } = setup();
     const create = screen.getByRole('button', { name: 'Create rule' });
     expect(screen.getByLabelText('Percentage for blue')).toHaveValue('50');
-    expect(create).toBeDisabled();
+    // Nothing is said before the operator tries to save.
+    expect(screen.queryByText('Choose at least one segment.')).not.toBeInTheDocument();
+    await user.click(create);
+    expect(onSave).not.toHaveBeenCalled();
+    expect(await screen.findByText('Choose at least one segment.')).toBeInTheDocument();
+    await vi.waitFor(() => expect(screen.getByLabelText(/beta/)).toHaveFocus());
     await user.click(screen.getByLabelText(/beta/));
-    expect(create).toBeEnabled();
+    expect(screen.queryByText('Choose at least one segment.')).not.toBeInTheDocument();
+    await user.clear(screen.getByLabelText('Percentage for green'));
+    await user.type(screen.getByLabelText('Percentage for green'), '60');
+    await user.click(create);
+    expect(onSave).not.toHaveBeenCalled();
+    await vi.waitFor(() => expect(screen.getByLabelText('Percentage for blue')).toHaveFocus());
+    // Less than 100 % is allowed: the rest gets no variant.
     await user.clear(screen.getByLabelText('Percentage for green'));
     await user.type(screen.getByLabelText('Percentage for green'), '40');
-    expect(create).toBeDisabled();
-    await user.clear(screen.getByLabelText('Percentage for blue'));
-    await user.type(screen.getByLabelText('Percentage for blue'), '60');
-    expect(create).toBeEnabled();
     await user.click(create);
     expect(onSave).toHaveBeenCalledWith({ segmentKeys: ['beta'], segmentOperator: 'OR_SEGMENT_OPERATOR' }, [
-      { variantId: 'v1', rollout: 60 },
+      { variantId: 'v1', rollout: 50 },
       { variantId: 'v2', rollout: 40 },
     ]);
   });
@@ -156,7 +172,8 @@ describe('RuleForm', () => {
       segmentKey: 'staff',
       segmentKeys: [],
       segmentOperator: 'OR_SEGMENT_OPERATOR',
-      distributions: [{ id: 'd1', ruleId: 'r1', variantId: 'v2', rollout: 100 }],
+      distributions: [{ id: 'd1', ruleId: 'r1', variantId: 'v2', rollout: 100, ...stamps }],
+      ...stamps,
     });
     expect(screen.getByLabelText(/staff/)).toBeChecked();
     expect(screen.getByLabelText('Percentage for blue')).toHaveValue('0');

@@ -1,5 +1,5 @@
 // How a rule splits matching traffic between the flag's variants, as percentages with a live total
-// that has to reach exactly 100.
+// of at most 100: as in Flipt, whatever is left over gets no variant.
 
 import type { Variant } from '../../api/types.js';
 import { evenSplit, formatPercent, parsePercent, totalHundredths } from '../../lib/distribution.js';
@@ -13,6 +13,8 @@ export interface DistributionStatus {
   valid: boolean;
   /** Why it cannot be saved, or undefined. */
   problem?: string;
+  /** What happens to the share below 100 %, when the total is less. */
+  note?: string;
   /** Variant ids whose entry is not a percentage. */
   invalid: string[];
 }
@@ -36,13 +38,17 @@ export function distributionStatus(variants: Variant[], values: DistributionValu
       invalid,
       problem: 'Each percentage must be a number from 0 to 100 with at most two decimals.',
     };
-  if (hundredths !== 10_000) {
+  if (hundredths > 10_000) {
     return {
       total,
       valid: false,
       invalid,
-      problem: `The percentages must add up to 100% (now ${formatPercent(total)}%).`,
+      problem: `The percentages must not add up to more than 100% (now ${formatPercent(total)}%).`,
     };
+  }
+  if (hundredths < 10_000) {
+    const rest = formatPercent((10_000 - hundredths) / 100);
+    return { total, valid: true, invalid, note: `The remaining ${rest}% of matching entities get no variant.` };
   }
   return { total, valid: true, invalid };
 }
@@ -61,7 +67,7 @@ interface DistributionEditorProps {
 export function DistributionEditor({ variants, values, onChange }: DistributionEditorProps) {
   const status = distributionStatus(variants, values);
   return (
-    <fieldset className="distribution">
+    <fieldset className="distribution" data-invalid={status.valid ? undefined : true}>
       <legend>Distribution</legend>
       <p className="hint">
         Entities matching this rule are split between the variants in these proportions (stable per entity id).
@@ -99,7 +105,7 @@ export function DistributionEditor({ variants, values, onChange }: DistributionE
                   onChange={(e) => onChange({ ...values, [v.id]: e.target.value })}
                   aria-invalid={bad || undefined}
                   aria-label={`Percentage for ${v.key}`}
-                  aria-describedby={status.problem ? 'dist-problem' : undefined}
+                  aria-describedby={status.problem || status.note ? 'dist-problem' : undefined}
                 />
                 <span aria-hidden="true">%</span>
               </span>
@@ -118,6 +124,10 @@ export function DistributionEditor({ variants, values, onChange }: DistributionE
       {status.problem ? (
         <p className="field-error" id="dist-problem">
           {status.problem}
+        </p>
+      ) : status.note ? (
+        <p className="hint" id="dist-problem">
+          {status.note}
         </p>
       ) : null}
     </fieldset>

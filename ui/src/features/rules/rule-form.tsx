@@ -1,11 +1,14 @@
 // Create or edit a rule of a variant flag: which segments it targets (OR/AND) and how it splits the
-// matching traffic between variants. Saving needs at least one segment and a total of exactly 100 %.
+// matching traffic between variants. Saving needs at least one segment and a total of at most 100 %
+// (the rest gets no variant). What is missing is said after a save attempt, beside the field, and
+// focus goes there.
 
 import { type FormEvent, useState } from 'react';
 import type { SegmentSelection } from '../../api/api.js';
 import type { Flag, Rule, Segment } from '../../api/types.js';
 import { ErrorNote, fieldError, formError } from '../../components/error-note.js';
 import { formatPercent, parsePercent } from '../../lib/distribution.js';
+import { focusFirstInvalid, formOf } from '../../lib/focus.js';
 import { DistributionEditor, type DistributionValues, distributionStatus, evenValues } from './distribution-editor.js';
 import type { DistributionInput } from './save-rule.js';
 import { SegmentPicker, segmentKeysOf } from './segment-picker.js';
@@ -33,15 +36,18 @@ export function RuleForm({ ns, flag, segments, initial, onSave, onCancel }: Rule
   const [values, setValues] = useState<DistributionValues>(() => initialValues(flag, initial));
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  const [submitted, setSubmitted] = useState(false);
 
   const hasVariants = flag.variants.length > 0;
   const status = distributionStatus(flag.variants, values);
   const segmentsMissing = selection.segmentKeys.length === 0;
-  const canSave = !segmentsMissing && (!hasVariants || status.valid) && !busy;
+  const canSave = !segmentsMissing && (!hasVariants || status.valid);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (!canSave) return;
+    setSubmitted(true);
+    if (busy) return;
+    if (!canSave) return focusFirstInvalid(formOf(e));
     setBusy(true);
     setError(null);
     try {
@@ -66,7 +72,10 @@ export function RuleForm({ ns, flag, segments, initial, onSave, onCancel }: Rule
         segments={segments}
         value={selection}
         onChange={setSelection}
-        error={fieldError(error, 'segmentKey', 'segmentKeys', 'segmentKey or segmentKeys')}
+        error={
+          (submitted && segmentsMissing ? 'Choose at least one segment.' : undefined) ??
+          fieldError(error, 'segmentKey', 'segmentKeys', 'segmentKey or segmentKeys')
+        }
       />
       {hasVariants ? (
         <DistributionEditor variants={flag.variants} values={values} onChange={setValues} />
@@ -81,20 +90,10 @@ export function RuleForm({ ns, flag, segments, initial, onSave, onCancel }: Rule
         <button type="button" className="btn" onClick={onCancel}>
           Cancel
         </button>
-        <button
-          type="submit"
-          className="btn btn-primary"
-          disabled={!canSave}
-          aria-describedby={segmentsMissing ? 'rule-needs-segment' : undefined}
-        >
+        <button type="submit" className="btn btn-primary" disabled={busy}>
           {busy ? 'Saving…' : initial ? 'Save rule' : 'Create rule'}
         </button>
       </div>
-      {segmentsMissing ? (
-        <p className="hint" id="rule-needs-segment">
-          Choose at least one segment.
-        </p>
-      ) : null}
     </form>
   );
 }

@@ -12,6 +12,7 @@ import { ErrorNote } from '../../components/error-note.js';
 import { Loading } from '../../components/loading.js';
 import { useNotify } from '../../components/notices.js';
 import { ReorderList } from '../../components/reorder-list.js';
+import { useFocusWhenClosed } from '../../lib/focus.js';
 import { RuleCard } from './rule-card.js';
 import { RuleForm } from './rule-form.js';
 import { createRuleWithDistributions, updateRuleWithDistributions } from './save-rule.js';
@@ -23,6 +24,8 @@ export function RulesTab({ flag }: { flag: Flag }) {
   const queryClient = useQueryClient();
   const notify = useNotify();
   const [editing, setEditing] = useState<string | 'new' | null>(null);
+  // A closed form hands focus back to the button that opened it, not to <body>.
+  useFocusWhenClosed(editing, (closed) => (closed === 'new' ? 'add-rule' : `edit-rule-${closed}`));
   const [reorderError, setReorderError] = useState<unknown>(null);
 
   const refresh = () => queryClient.invalidateQueries({ queryKey: keys.rules(ns, flag.key) });
@@ -37,7 +40,13 @@ export function RulesTab({ flag }: { flag: Flag }) {
           <p className="muted">Evaluated from the top; the first rule whose segments match decides the variant.</p>
         </div>
         {editing === 'new' ? null : (
-          <button type="button" className="btn btn-primary" onClick={() => setEditing('new')} disabled={!segments.data}>
+          <button
+            id="add-rule"
+            type="button"
+            className="btn btn-primary"
+            onClick={() => setEditing('new')}
+            disabled={!segments.data}
+          >
             Add rule
           </button>
         )}
@@ -113,6 +122,7 @@ export function RulesTab({ flag }: { flag: Flag }) {
                 <RuleCard ns={ns} flag={flag} rule={rule} position={position} segments={segmentList} />
                 <div className="row-actions">
                   <button
+                    id={`edit-rule-${rule.id}`}
                     type="button"
                     className="btn btn-small"
                     onClick={() => setEditing(rule.id)}

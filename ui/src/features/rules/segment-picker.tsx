@@ -34,7 +34,11 @@ export function SegmentPicker({ ns, segments, value, onChange, error }: SegmentP
   const setOperator = (segmentOperator: SegmentOperator) => onChange({ ...value, segmentOperator });
 
   return (
-    <fieldset className="segment-picker" aria-describedby={error ? `${id}-error` : undefined}>
+    <fieldset
+      className="segment-picker"
+      aria-describedby={error ? `${id}-error` : undefined}
+      data-invalid={error ? true : undefined}
+    >
       <legend>Segments</legend>
       {segments.length > 8 ? (
         <label className="inline-filter">

@@ -194,7 +194,14 @@ describe('ConstraintEditor', () => {
   });
 
   it('opens an existing constraint with its values in the right controls', () => {
-    const base = { id: 'c1', segmentKey: 's', namespaceKey: 'default', description: 'note' };
+    const base = {
+      id: 'c1',
+      segmentKey: 's',
+      namespaceKey: 'default',
+      description: 'note',
+      createdAt: '2024-01-01T00:00:00Z',
+      updatedAt: '2024-01-01T00:00:00Z',
+    };
     setup({
       ...base,
       type: 'STRING_COMPARISON_TYPE',

@@ -8,6 +8,7 @@ import type { ComparisonType, Constraint } from '../../api/types.js';
 import { ErrorNote, fieldError, formError } from '../../components/error-note.js';
 import { SelectField, TextField } from '../../components/field.js';
 import { fromLocalInput, isDateOnly, localZoneLabel, toLocalInput } from '../../lib/datetime.js';
+import { focusFirstInvalid, formOf } from '../../lib/focus.js';
 import {
   COMPARISON_TYPES,
   isListOperator,
@@ -33,7 +34,10 @@ function parseList(value: string): string[] {
 }
 
 export function ConstraintEditor({ initial, onSave, onCancel }: ConstraintEditorProps) {
-  const [type, setType] = useState<ComparisonType>(initial?.type ?? 'STRING_COMPARISON_TYPE');
+  const [type, setType] = useState<ComparisonType>(
+    // A type the server could not name (UNKNOWN) is edited as a string constraint.
+    initial && initial.type !== 'UNKNOWN_COMPARISON_TYPE' ? initial.type : 'STRING_COMPARISON_TYPE',
+  );
   const [property, setProperty] = useState(initial?.property ?? '');
   const [operator, setOperator] = useState(initial?.operator ?? 'eq');
   const [text, setText] = useState(
@@ -90,7 +94,7 @@ export function ConstraintEditor({ initial, onSave, onCancel }: ConstraintEditor
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setSubmitted(true);
-    if (propertyIssue || valueIssue) return;
+    if (propertyIssue || valueIssue) return focusFirstInvalid(formOf(e));
     setBusy(true);
     setError(null);
     try {

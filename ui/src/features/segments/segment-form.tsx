@@ -5,7 +5,9 @@ import type { SegmentInput } from '../../api/api.js';
 import type { MatchType, Segment } from '../../api/types.js';
 import { ErrorNote, fieldError, formError } from '../../components/error-note.js';
 import { TextAreaField, TextField } from '../../components/field.js';
+import { focusFirstInvalid, formOf } from '../../lib/focus.js';
 import { keyFromName, keyProblem } from '../../lib/format.js';
+import { useUnsavedChanges } from '../../lib/router.js';
 
 interface SegmentFormProps {
   initial?: Segment;
@@ -30,10 +32,13 @@ export function SegmentForm({ initial, onSave, onCancel, submitLabel }: SegmentF
   const dirty =
     !initial || name !== initial.name || description !== initial.description || matchType !== initial.matchType;
 
+  // A new segment's form navigates away once created; only an existing one's edits can be lost.
+  useUnsavedChanges(Boolean(initial) && dirty);
+
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setSubmitted(true);
-    if (keyIssue || nameIssue) return;
+    if (keyIssue || nameIssue) return focusFirstInvalid(formOf(e));
     setBusy(true);
     setError(null);
     try {

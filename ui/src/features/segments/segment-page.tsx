@@ -11,8 +11,10 @@ import { Loading } from '../../components/loading.js';
 import { useNotify } from '../../components/notices.js';
 import { PageHeader } from '../../components/page-header.js';
 import { Link, navigate, paths } from '../../lib/router.js';
+import { CopyToNamespace } from '../transfer/copy-to-namespace.js';
 import { ConstraintsSection } from './constraints-section.js';
 import { SegmentForm } from './segment-form.js';
+import { SegmentUsage } from './segment-usage.js';
 
 export function SegmentPage({ ns, segmentKey }: { ns: string; segmentKey: string }) {
   const segment = useSegment(ns, segmentKey);
@@ -44,22 +46,25 @@ export function SegmentPage({ ns, segmentKey }: { ns: string; segmentKey: string
         crumbs={crumbs}
         badge={<code className="key">{s.key}</code>}
         actions={
-          <DeleteButton
-            label="Delete segment"
-            title={`Delete segment "${s.key}"?`}
-            onConfirm={async () => {
-              await api.deleteSegment(ns, s.key);
-              queryClient.removeQueries({ queryKey: keys.segment(ns, s.key) });
-              await queryClient.invalidateQueries({ queryKey: keys.segments(ns) });
-              notify(`Segment "${s.key}" deleted`);
-              navigate(paths.segments(ns));
-            }}
-          >
-            <p>
-              Its constraints are deleted too. A segment still used by a rule or rollout cannot be deleted; remove those
-              first.
-            </p>
-          </DeleteButton>
+          <>
+            <CopyToNamespace kind="segment" ns={ns} itemKey={s.key} />
+            <DeleteButton
+              label="Delete segment"
+              title={`Delete segment "${s.key}"?`}
+              onConfirm={async () => {
+                await api.deleteSegment(ns, s.key);
+                queryClient.removeQueries({ queryKey: keys.segment(ns, s.key) });
+                await queryClient.invalidateQueries({ queryKey: keys.segments(ns) });
+                notify(`Segment "${s.key}" deleted`);
+                navigate(paths.segments(ns));
+              }}
+            >
+              <p>
+                Its constraints are deleted too. A segment still used by a rule or rollout cannot be deleted; remove
+                those first.
+              </p>
+            </DeleteButton>
+          </>
         }
       />
       <div className="stack">
@@ -79,6 +84,7 @@ export function SegmentPage({ ns, segmentKey }: { ns: string; segmentKey: string
           }}
         />
         <ConstraintsSection segment={s} />
+        <SegmentUsage ns={ns} segmentKey={s.key} />
       </div>
     </>
   );

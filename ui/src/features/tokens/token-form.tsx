@@ -6,6 +6,7 @@ import { useNamespaces } from '../../api/queries.js';
 import { ErrorNote } from '../../components/error-note.js';
 import { SelectField, TextField } from '../../components/field.js';
 import { fromLocalInput, localZoneLabel } from '../../lib/datetime.js';
+import { focusFirstInvalid, formOf } from '../../lib/focus.js';
 
 export function TokenForm({
   onSave,
@@ -31,7 +32,7 @@ export function TokenForm({
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setSubmitted(true);
-    if (nameIssue || expiryIssue) return;
+    if (nameIssue || expiryIssue) return focusFirstInvalid(formOf(e));
     setBusy(true);
     setError(null);
     try {
@@ -75,7 +76,7 @@ export function TokenForm({
           { value: '', label: 'All namespaces' },
           ...(namespaces.data ?? []).map((n) => ({ value: n.key, label: n.key })),
         ]}
-        hint="A token limited to one namespace can only read and change that namespace (it cannot sign in to this dashboard)."
+        hint="A token limited to one namespace can only read and change that namespace; signed in with it, this dashboard shows that namespace only."
       />
       <ErrorNote error={error} />
       <div className="actions">

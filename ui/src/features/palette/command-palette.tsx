@@ -1,0 +1,169 @@
+// Ctrl+K / Cmd+K (or the sidebar's Search button): one box over the pages, the current namespace's
+// flags and segments, and the namespaces. A native <dialog> (focus stays inside, Escape closes) with
+// a combobox and its listbox, driven by the arrow keys and Enter.
+
+import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useFlags, useNamespaces, useSegments } from '../../api/queries.js';
+import { navigate, paths } from '../../lib/router.js';
+import { useAuth } from '../auth/auth-context.js';
+import { filterPalette, type PaletteItem } from './palette-items.js';
+
+function usePaletteItems(ns: string, open: boolean): PaletteItem[] {
+  const { required, scope } = useAuth();
+  // Read only while open; a namespace-scoped token may not list namespaces at all.
+  const flags = useFlags(ns, open);
+  const segments = useSegments(ns, open);
+  const namespaces = useNamespaces(open && !scope);
+  return useMemo(() => {
+    if (!open) return [];
+    const pages: PaletteItem[] = [
+      { id: 'p-flags', kind: 'Page', label: 'Flags', to: paths.flags(ns) },
+      { id: 'p-new-flag', kind: 'Page', label: 'New flag', to: paths.newFlag(ns) },
+      { id: 'p-segments', kind: 'Page', label: 'Segments', to: paths.segments(ns) },
+      { id: 'p-new-segment', kind: 'Page', label: 'New segment', to: paths.newSegment(ns) },
+      { id: 'p-console', kind: 'Page', label: 'Console', to: paths.console(ns) },
+      ...(scope ? [] : [{ id: 'p-ns', kind: 'Page' as const, label: 'Namespaces', to: paths.namespaces() }]),
+      ...(required && !scope
+        ? [{ id: 'p-tokens', kind: 'Page' as const, label: 'API tokens', to: paths.tokens() }]
+        : []),
+    ];
+    return [
+      ...pages,
+      ...(flags.data ?? []).map((f) => ({
+        id: `f-${f.key}`,
+        kind: 'Flag' as const,
+        label: f.name || f.key,
+        detail: f.key,
+        to: paths.flag(ns, f.key),
+      })),
+      ...(segments.data ?? []).map((s) => ({
+        id: `s-${s.key}`,
+        kind: 'Segment' as const,
+        label: s.name || s.key,
+        detail: s.key,
+        to: paths.segment(ns, s.key),
+      })),
+      ...(scope ? [] : (namespaces.data ?? [])).map((n) => ({
+        id: `n-${n.key}`,
+        kind: 'Namespace' as const,
+        label: n.name || n.key,
+        detail: n.key,
+        to: paths.flags(n.key),
+      })),
+    ];
+  }, [open, ns, flags.data, segments.data, namespaces.data, required, scope]);
+}
+
+export function CommandPalette({ ns }: { ns: string }) {
+  const [open, setOpen] = useState(false);
+  const [query, setQuery] = useState('');
+  const [active, setActive] = useState(0);
+  const dialog = useRef<HTMLDialogElement>(null);
+  const listId = useId();
+  const items = usePaletteItems(ns, open);
+  const shown = useMemo(() => filterPalette(items, query), [items, query]);
+
+  useEffect(() => {
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 'k') {
+        e.preventDefault();
+        setOpen(true);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    const onOpen = () => setOpen(true);
+    window.addEventListener('vexil:open-palette', onOpen);
+    return () => {
+      window.removeEventListener('keydown', onKey);
+      window.removeEventListener('vexil:open-palette', onOpen);
+    };
+  }, []);
+
+  useEffect(() => {
+    const d = dialog.current;
+    if (!d) return;
+    if (open && !d.open) {
+      setQuery('');
+      setActive(0);
+      d.showModal?.();
+    } else if (!open && d.open) d.close();
+  }, [open]);
+
+  const go = (item: PaletteItem | undefined) => {
+    if (!item) return;
+    setOpen(false);
+    navigate(item.to);
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLInputElement>) => {
+    if (e.key === 'ArrowDown') {
+      e.preventDefault();
+      setActive((a) => Math.min(a + 1, shown.length - 1));
+    } else if (e.key === 'ArrowUp') {
+      e.preventDefault();
+      setActive((a) => Math.max(a - 1, 0));
+    } else if (e.key === 'Enter') {
+      e.preventDefault();
+      go(shown[active]);
+    }
+  };
+
+  const activeItem = shown[Math.min(active, shown.length - 1)];
+  return (
+    <dialog ref={dialog} className="dialog palette" aria-label="Jump to" onClose={() => setOpen(false)}>
+      {open ? (
+        <>
+          <input
+            role="combobox"
+            aria-expanded="true"
+            aria-controls={listId}
+            aria-activedescendant={activeItem ? `${listId}-${activeItem.id}` : undefined}
+            aria-label="Find flags, segments, namespaces and pages"
+            placeholder="Find flags, segments, namespaces and pages"
+            value={query}
+            onChange={(e) => {
+              setQuery(e.target.value);
+              setActive(0);
+            }}
+            onKeyDown={onKeyDown}
+            autoComplete="off"
+          />
+          <div id={listId} role="listbox" aria-label="Results" className="palette-list">
+            {shown.map((item) => (
+              // biome-ignore lint/a11y/useKeyWithClickEvents: the keyboard path is the combobox's arrow keys and Enter
+              <div
+                key={item.id}
+                id={`${listId}-${item.id}`}
+                role="option"
+                tabIndex={-1}
+                aria-selected={item === activeItem}
+                onClick={() => go(item)}
+              >
+                <span>
+                  {item.label}
+                  {item.detail && item.detail !== item.label ? <code className="key"> {item.detail}</code> : null}
+                </span>
+                <span className="palette-kind">{item.kind}</span>
+              </div>
+            ))}
+          </div>
+          {shown.length === 0 ? <p className="muted palette-empty">Nothing matches "{query}".</p> : null}
+        </>
+      ) : null}
+    </dialog>
+  );
+}
+
+/** The visible way in, for those who do not know the shortcut. */
+export function PaletteButton() {
+  return (
+    <button
+      type="button"
+      className="btn btn-small palette-button"
+      onClick={() => window.dispatchEvent(new Event('vexil:open-palette'))}
+      aria-keyshortcuts="Control+K Meta+K"
+    >
+      Search… <kbd>Ctrl K</kbd>
+    </button>
+  );
+}
