@@ -12,6 +12,7 @@ export function changes(dialect: DialectName): Migration {
   const timestamp = dialect === 'mysql' ? sql`datetime(3)` : dialect === 'sqlite' ? sql`text` : sql`timestamptz`;
   // MySQL's TEXT holds 64 KB; a flag's state with its rules may be larger.
   const text = dialect === 'mysql' ? sql`longtext` : sql`text`;
+  // Every text column varchar(255), the one size the schema uses (CockroachDB's column-type check).
   const varchar = sql`varchar(255)`;
   const tableOptions = <T extends { modifyEnd(s: ReturnType<typeof sql>): T }>(builder: T): T =>
     dialect === 'mysql' ? builder.modifyEnd(sql`default character set utf8mb4 collate utf8mb4_bin`) : builder;
@@ -23,27 +24,29 @@ export function changes(dialect: DialectName): Migration {
           ? table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
           : dialect === 'mysql'
             ? table.addColumn('id', sql`bigint`, (c) => c.primaryKey().autoIncrement())
-            : table.addColumn('id', sql`bigserial`, (c) => c.primaryKey());
+            : // An identity column, not bigserial: CockroachDB turns serial into unique_rowid(), whose
+              // values jump, and the audit outbox reads ids in order and watches the gaps between them.
+              table.addColumn('id', sql`bigint`, (c) => c.primaryKey().generatedByDefaultAsIdentity());
       await table
         .addColumn('created_at', timestamp, (c) => c.notNull())
-        .addColumn('batch', sql`varchar(64)`)
+        .addColumn('batch', varchar)
         .addColumn('namespace_key', varchar)
-        .addColumn('resource_type', sql`varchar(32)`, (c) => c.notNull())
+        .addColumn('resource_type', varchar, (c) => c.notNull())
         .addColumn('resource_key', varchar, (c) => c.notNull())
         .addColumn('parent_key', varchar)
-        .addColumn('action', sql`varchar(16)`, (c) => c.notNull())
+        .addColumn('action', varchar, (c) => c.notNull())
         .addColumn('actor', text, (c) => c.notNull())
         .addColumn('before_state', text)
         .addColumn('after_state', text)
         .addColumn('reverts', sql`bigint`)
         .execute();
       await db.schema
-        .createIndex('changes_namespace_id')
+        .createIndex('changes_namespace_id_idx')
         .ifNotExists()
         .on('changes')
         .columns(['namespace_key', 'id'])
         .execute();
-      await db.schema.createIndex('changes_created_at').ifNotExists().on('changes').column('created_at').execute();
+      await db.schema.createIndex('changes_created_at_idx').ifNotExists().on('changes').column('created_at').execute();
     },
     async down(db: Db) {
       await db.schema.dropTable('changes').ifExists().execute();
