@@ -9,6 +9,7 @@ import { ConsolePage } from './features/console/console-page.js';
 import { FlagPage } from './features/flags/flag-page.js';
 import { FlagsPage } from './features/flags/flags-page.js';
 import { NewFlagPage } from './features/flags/new-flag-page.js';
+import { ActivityPage } from './features/history/activity-page.js';
 import { AppShell } from './features/layout/app-shell.js';
 import { lastNamespace, namespaceFromPath } from './features/layout/current-namespace.js';
 import { NamespacesPage } from './features/namespaces/namespaces-page.js';
@@ -38,6 +39,11 @@ const routes: [string, (p: Params) => ReactNode, string][] = [
     (p) => <FlagPage key={p.key} ns={p.ns as string} flagKey={p.key as string} tab="rollouts" />,
     'Rollouts',
   ],
+  [
+    '/namespaces/:ns/flags/:key/history',
+    (p) => <FlagPage key={p.key} ns={p.ns as string} flagKey={p.key as string} tab="history" />,
+    'Flag history',
+  ],
   ['/namespaces/:ns/segments', (p) => <SegmentsPage ns={p.ns as string} />, 'Segments'],
   ['/namespaces/:ns/segments/new', (p) => <NewSegmentPage ns={p.ns as string} />, 'New segment'],
   [
@@ -45,6 +51,12 @@ const routes: [string, (p: Params) => ReactNode, string][] = [
     (p) => <SegmentPage key={p.key} ns={p.ns as string} segmentKey={p.key as string} />,
     'Segment',
   ],
+  [
+    '/namespaces/:ns/segments/:key/history',
+    (p) => <SegmentPage key={p.key} ns={p.ns as string} segmentKey={p.key as string} tab="history" />,
+    'Segment history',
+  ],
+  ['/namespaces/:ns/activity', (p) => <ActivityPage key={p.ns} ns={p.ns as string} />, 'Activity'],
   ['/namespaces/:ns/console', (p) => <ConsolePage key={p.ns} ns={p.ns as string} />, 'Console'],
   ['/settings/namespaces', () => <NamespacesPage />, 'Namespaces'],
   ['/settings/tokens', () => <TokensPage />, 'API tokens'],

@@ -121,11 +121,16 @@ export function Link({ to, onClick, ...rest }: LinkProps) {
 export const paths = {
   flags: (ns: string) => `/namespaces/${encodeURIComponent(ns)}/flags`,
   newFlag: (ns: string) => `/namespaces/${encodeURIComponent(ns)}/flags/new`,
-  flag: (ns: string, key: string, tab?: 'rules' | 'rollouts') =>
+  flag: (ns: string, key: string, tab?: 'rules' | 'rollouts' | 'history') =>
     `/namespaces/${encodeURIComponent(ns)}/flags/${encodeURIComponent(key)}${tab ? `/${tab}` : ''}`,
   segments: (ns: string) => `/namespaces/${encodeURIComponent(ns)}/segments`,
   newSegment: (ns: string) => `/namespaces/${encodeURIComponent(ns)}/segments/new`,
-  segment: (ns: string, key: string) => `/namespaces/${encodeURIComponent(ns)}/segments/${encodeURIComponent(key)}`,
+  segment: (ns: string, key: string, tab?: 'history') =>
+    `/namespaces/${encodeURIComponent(ns)}/segments/${encodeURIComponent(key)}${tab ? `/${tab}` : ''}`,
+  activity: (ns: string, filter: { type?: string; key?: string } = {}) => {
+    const query = new URLSearchParams(Object.entries(filter).filter(([, v]) => v) as [string, string][]).toString();
+    return `/namespaces/${encodeURIComponent(ns)}/activity${query ? `?${query}` : ''}`;
+  },
   console: (ns: string, flagKey?: string) =>
     `/namespaces/${encodeURIComponent(ns)}/console${flagKey ? `?flag=${encodeURIComponent(flagKey)}` : ''}`,
   namespaces: () => '/settings/namespaces',

@@ -15,6 +15,7 @@ import { useNotify } from '../../components/notices.js';
 import { PageHeader } from '../../components/page-header.js';
 import { Tabs } from '../../components/tabs.js';
 import { Link, navigate, paths } from '../../lib/router.js';
+import { FlagHistory } from '../history/history-tab.js';
 import { RolloutsTab } from '../rollouts/rollouts-tab.js';
 import { RulesTab } from '../rules/rules-tab.js';
 import { CopyToNamespace } from '../transfer/copy-to-namespace.js';
@@ -23,7 +24,7 @@ import { FlagDetailsForm } from './flag-details-form.js';
 import { FlagEnabledToggle } from './flag-enabled-toggle.js';
 import { VariantsSection } from './variants-section.js';
 
-export function FlagPage({ ns, flagKey, tab }: { ns: string; flagKey: string; tab: 'details' | 'rules' | 'rollouts' }) {
+export function FlagPage({ ns, flagKey, tab }: { ns: string; flagKey: string; tab: 'details' | 'rules' | 'rollouts' | 'history' }) {
   const flag = useFlag(ns, flagKey);
   // Someone else's change to the namespace refreshes this page (when event streams are on).
   useNamespaceChanges(ns);
@@ -38,7 +39,10 @@ export function FlagPage({ ns, flagKey, tab }: { ns: string; flagKey: string; ta
         <PageHeader title={flagKey} crumbs={[{ label: 'Flags', to: paths.flags(ns) }]} />
         {missing ? (
           <EmptyState title="This flag does not exist">
-            <p>It may have been deleted, or it lives in another namespace.</p>
+            <p>
+              It may have been deleted, or it lives in another namespace. A deleted flag can be restored from{' '}
+              <Link to={paths.activity(ns, { type: 'flag', key: flagKey })}>its activity</Link>.
+            </p>
             <Link to={paths.flags(ns)}>Back to flags</Link>
           </EmptyState>
         ) : (
@@ -51,7 +55,10 @@ export function FlagPage({ ns, flagKey, tab }: { ns: string; flagKey: string; ta
   const f = flag.data;
   const boolean = f.type === 'BOOLEAN_FLAG_TYPE';
   const targetingTab = boolean ? 'rollouts' : 'rules';
-  const current = tab === 'details' ? paths.flag(ns, f.key) : paths.flag(ns, f.key, targetingTab);
+  const current =
+    tab === 'details'
+      ? paths.flag(ns, f.key)
+      : paths.flag(ns, f.key, tab === 'history' ? 'history' : targetingTab);
 
   return (
     <>
@@ -78,7 +85,8 @@ export function FlagPage({ ns, flagKey, tab }: { ns: string; flagKey: string; ta
             >
               <p>
                 Its variants and {boolean ? 'rollouts' : 'rules'} are deleted. Applications asking for{' '}
-                <code>{f.key}</code> will get "not found". This cannot be undone.
+                <code>{f.key}</code> will get "not found". You can restore it, with its variants and{' '}
+                {boolean ? 'rollouts' : 'rules'}, by reverting the deletion in Activity.
               </p>
             </DeleteButton>
           </>
@@ -111,9 +119,12 @@ export function FlagPage({ ns, flagKey, tab }: { ns: string; flagKey: string; ta
         tabs={[
           { to: paths.flag(ns, f.key), label: boolean ? 'Details' : 'Details and variants' },
           { to: paths.flag(ns, f.key, targetingTab), label: boolean ? 'Rollouts' : 'Rules' },
+          { to: paths.flag(ns, f.key, 'history'), label: 'History' },
         ]}
       />
-      {tab === 'details' ? (
+      {tab === 'history' ? (
+        <FlagHistory flag={f} />
+      ) : tab === 'details' ? (
         <div className="stack">
           <FlagDetailsForm flag={f} />
           {boolean ? null : <VariantsSection flag={f} />}

@@ -74,6 +74,9 @@ export function AppShell({ namespace, children }: { namespace: string; children:
           <NavLink to={paths.console(namespace)} match={section('console')}>
             Console
           </NavLink>
+          <NavLink to={paths.activity(namespace)} match={section('activity')}>
+            Activity
+          </NavLink>
           {scope ? null : (
             <NavLink to={paths.namespaces()} match={(p) => p.startsWith('/settings/namespaces')}>
               Namespaces

@@ -10,13 +10,23 @@ import { ErrorNote } from '../../components/error-note.js';
 import { Loading } from '../../components/loading.js';
 import { useNotify } from '../../components/notices.js';
 import { PageHeader } from '../../components/page-header.js';
+import { Tabs } from '../../components/tabs.js';
 import { Link, navigate, paths } from '../../lib/router.js';
+import { SegmentHistory } from '../history/history-tab.js';
 import { CopyToNamespace } from '../transfer/copy-to-namespace.js';
 import { ConstraintsSection } from './constraints-section.js';
 import { SegmentForm } from './segment-form.js';
 import { SegmentUsage } from './segment-usage.js';
 
-export function SegmentPage({ ns, segmentKey }: { ns: string; segmentKey: string }) {
+export function SegmentPage({
+  ns,
+  segmentKey,
+  tab = 'details',
+}: {
+  ns: string;
+  segmentKey: string;
+  tab?: 'details' | 'history';
+}) {
   const segment = useSegment(ns, segmentKey);
   const queryClient = useQueryClient();
   const notify = useNotify();
@@ -30,6 +40,10 @@ export function SegmentPage({ ns, segmentKey }: { ns: string; segmentKey: string
         <PageHeader title={segmentKey} crumbs={crumbs} />
         {missing ? (
           <EmptyState title="This segment does not exist">
+            <p>
+              A deleted segment can be restored from{' '}
+              <Link to={paths.activity(ns, { type: 'segment', key: segmentKey })}>its activity</Link>.
+            </p>
             <Link to={paths.segments(ns)}>Back to segments</Link>
           </EmptyState>
         ) : (
@@ -61,13 +75,24 @@ export function SegmentPage({ ns, segmentKey }: { ns: string; segmentKey: string
             >
               <p>
                 Its constraints are deleted too. A segment still used by a rule or rollout cannot be deleted; remove
-                those first.
+                those first. You can restore a deleted segment by reverting the deletion in Activity.
               </p>
             </DeleteButton>
           </>
         }
       />
-      <div className="stack">
+      <Tabs
+        label="Segment sections"
+        current={tab === 'history' ? paths.segment(ns, s.key, 'history') : paths.segment(ns, s.key)}
+        tabs={[
+          { to: paths.segment(ns, s.key), label: 'Details' },
+          { to: paths.segment(ns, s.key, 'history'), label: 'History' },
+        ]}
+      />
+      {tab === 'history' ? (
+        <SegmentHistory ns={ns} segmentKey={s.key} />
+      ) : (
+        <div className="stack">
         <SegmentForm
           key={s.updatedAt}
           initial={s}
@@ -85,7 +110,8 @@ export function SegmentPage({ ns, segmentKey }: { ns: string; segmentKey: string
         />
         <ConstraintsSection segment={s} />
         <SegmentUsage ns={ns} segmentKey={s.key} />
-      </div>
+        </div>
+      )}
     </>
   );
 }

@@ -1,0 +1,108 @@
+// A page of recorded changes, newest first, each with who, when, what and a readable diff, and a
+// "Load more" button that follows the server's nextPageToken.
+
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
+import { DateTime } from '../../components/date-time.js';
+import { EmptyState } from '../../components/empty-state.js';
+import { ErrorNote } from '../../components/error-note.js';
+import { Loading } from '../../components/loading.js';
+import { Link, paths } from '../../lib/router.js';
+import { ChangeDiff } from './change-diff.js';
+import { actorLabel, canRevert, changeOwner, changeSummary } from './describe.js';
+import type { DiffContext } from './diff.js';
+import { type Change, type HistoryScope, historyKeys, listChanges } from './history-api.js';
+import { RevertButton } from './revert-dialog.js';
+
+export function ChangeList({
+  scope,
+  context,
+  empty,
+}: {
+  scope: HistoryScope;
+  context?: DiffContext;
+  empty: string;
+}) {
+  const changes = useInfiniteQuery({
+    queryKey: historyKeys.list(scope),
+    queryFn: ({ pageParam, signal }) => listChanges(scope, pageParam || undefined, signal),
+    initialPageParam: '',
+    getNextPageParam: (last) => last.nextPageToken || undefined,
+  });
+  const list = changes.data?.pages.flatMap((p) => p.changes) ?? [];
+
+  // "Load more" moves focus to the first change it brought, so keyboard users continue from there.
+  const firstNew = useRef<string | null>(null);
+  const pages = changes.data?.pages.length ?? 0;
+  useEffect(() => {
+    if (!firstNew.current || pages < 2) return;
+    document.getElementById(`change-${firstNew.current}`)?.focus();
+    firstNew.current = null;
+  }, [pages]);
+
+  if (changes.isPending) return <Loading label="Loading history…" />;
+  if (changes.error) return <ErrorNote error={changes.error} />;
+  if (list.length === 0) return <EmptyState title="No changes recorded">{empty}</EmptyState>;
+
+  const byId = new Map(list.map((c) => [c.id, c]));
+  return (
+    <>
+      <ol className="list card change-list" aria-label="Changes, newest first">
+        {list.map((c) => (
+          <ChangeItem key={c.id} change={c} reverted={c.reverts ? byId.get(c.reverts) : undefined} context={context} />
+        ))}
+      </ol>
+      {changes.hasNextPage ? (
+        <button
+          type="button"
+          className="btn load-more"
+          onClick={() => {
+            const last = changes.data?.pages.at(-1);
+            firstNew.current = null;
+            void changes.fetchNextPage().then((r) => {
+              const fresh = r.data?.pages.at(-1);
+              if (fresh && fresh !== last) firstNew.current = fresh.changes[0]?.id ?? null;
+            });
+          }}
+          disabled={changes.isFetchingNextPage}
+        >
+          {changes.isFetchingNextPage ? 'Loading…' : 'Load more'}
+        </button>
+      ) : null}
+    </>
+  );
+}
+
+function ChangeItem({ change, reverted, context }: { change: Change; reverted?: Change; context?: DiffContext }) {
+  const owner = changeOwner(change);
+  const ns = change.namespaceKey;
+  return (
+    <li className="list-item change-item" id={`change-${change.id}`} tabIndex={-1} data-change-id={change.id}>
+      <div className="row-between">
+        <div>
+          <p className="item-title">
+            <span className={`badge change-action change-${change.action}`}>{change.action}</span>{' '}
+            {changeSummary(change)}
+            {change.reverts ? <span className="badge change-revert">revert</span> : null}
+          </p>
+          <p className="muted change-meta">
+            by <strong className="change-actor">{actorLabel(change.actor)}</strong>
+            {change.actor.ip ? ` from ${change.actor.ip}` : ''} · <DateTime iso={change.createdAt} relative />
+            {change.batch ? ' · part of an import' : ''}
+            {change.reverts ? ` · reverts ${reverted ? `“${changeSummary(reverted)}”` : 'an earlier change'}` : ''}
+            {owner && ns ? (
+              <>
+                {' · '}
+                <Link to={owner.kind === 'flag' ? paths.flag(ns, owner.key) : paths.segment(ns, owner.key)}>
+                  Open {owner.kind} "{owner.key}"
+                </Link>
+              </>
+            ) : null}
+          </p>
+        </div>
+        {canRevert(change) ? <RevertButton change={change} /> : null}
+      </div>
+      <ChangeDiff change={change} context={context} />
+    </li>
+  );
+}
