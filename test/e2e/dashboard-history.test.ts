@@ -240,8 +240,18 @@ suite(title('dashboard: history, activity and revert'), () => {
   );
 
   it(
-    'reads in the dark theme with UTC times, and at phone width',
+    'pages with "Load more", reads in the dark theme with UTC times, and at phone width',
     async () => {
+      for (let i = 0; i < 26; i++) await api('POST', `${NS}/segments`, { key: `bulk-${i}`, matchType: 'ALL_MATCH_TYPE' });
+      await page.goto(`${base}/namespaces/shop/activity`);
+      const items = page.getByRole('list', { name: 'Changes, newest first' }).getByRole('listitem');
+      await items.first().waitFor();
+      expect(await items.count()).toBe(25);
+      await page.getByRole('button', { name: 'Load more' }).click();
+      await items.nth(25).waitFor();
+      // Focus moves to the first change the button brought.
+      await page.waitForFunction(() => document.activeElement?.matches('.change-item') === true);
+      expect(await items.nth(25).evaluate((el) => el === document.activeElement)).toBe(true);
       await page.goto(`${base}/namespaces/shop/activity`);
       await page.getByText('Preferences').click();
       await page.getByLabel('Theme').selectOption('dark');

@@ -32,13 +32,13 @@ export function ChangeList({
   const list = changes.data?.pages.flatMap((p) => p.changes) ?? [];
 
   // "Load more" moves focus to the first change it brought, so keyboard users continue from there.
-  const firstNew = useRef<string | null>(null);
-  const pages = changes.data?.pages.length ?? 0;
+  const focusFrom = useRef<number | null>(null);
+  const firstNewId = focusFrom.current !== null ? list[focusFrom.current]?.id : undefined;
   useEffect(() => {
-    if (!firstNew.current || pages < 2) return;
-    document.getElementById(`change-${firstNew.current}`)?.focus();
-    firstNew.current = null;
-  }, [pages]);
+    if (!firstNewId) return;
+    focusFrom.current = null;
+    document.getElementById(`change-${firstNewId}`)?.focus();
+  }, [firstNewId]);
 
   if (changes.isPending) return <Loading label="Loading history…" />;
   if (changes.error) return <ErrorNote error={changes.error} />;
@@ -57,12 +57,8 @@ export function ChangeList({
           type="button"
           className="btn load-more"
           onClick={() => {
-            const last = changes.data?.pages.at(-1);
-            firstNew.current = null;
-            void changes.fetchNextPage().then((r) => {
-              const fresh = r.data?.pages.at(-1);
-              if (fresh && fresh !== last) firstNew.current = fresh.changes[0]?.id ?? null;
-            });
+            focusFrom.current = list.length;
+            void changes.fetchNextPage();
           }}
           disabled={changes.isFetchingNextPage}
         >
