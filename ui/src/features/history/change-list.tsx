@@ -78,14 +78,14 @@ function ChangeItem({ change, reverted, context }: { change: Change; reverted?: 
         <div>
           <p className="item-title">
             <span className={`badge change-action change-${change.action}`}>{change.action}</span>{' '}
-            {changeSummary(change)}
+            {changeSummary(change, context)}
             {change.reverts ? <span className="badge change-revert">revert</span> : null}
           </p>
           <p className="muted change-meta">
             by <strong className="change-actor">{actorLabel(change.actor)}</strong>
             {change.actor.ip ? ` from ${change.actor.ip}` : ''} · <DateTime iso={change.createdAt} relative />
             {change.batch ? ' · part of an import' : ''}
-            {change.reverts ? ` · reverts ${reverted ? `“${changeSummary(reverted)}”` : 'an earlier change'}` : ''}
+            {change.reverts ? ` · reverts ${reverted ? `“${changeSummary(reverted, context)}”` : 'an earlier change'}` : ''}
             {owner && ns ? (
               <>
                 {' · '}
@@ -96,7 +96,7 @@ function ChangeItem({ change, reverted, context }: { change: Change; reverted?: 
             ) : null}
           </p>
         </div>
-        {canRevert(change) ? <RevertButton change={change} /> : null}
+        {canRevert(change) ? <RevertButton change={change} context={context} /> : null}
       </div>
       <ChangeDiff change={change} context={context} />
     </li>

@@ -1,5 +1,6 @@
 // Plain-language labels for a change: who made it, what it touched, and whether it can be reverted.
 
+import type { DiffContext } from './diff.js';
 import type { Change, ChangeActor } from './history-api.js';
 
 /** The actor as an operator knows it: the token's name (or id), or how the write arrived. */
@@ -41,8 +42,11 @@ function field(value: unknown, name: string): unknown {
 }
 
 /** The resource's own readable name: a key where it has one, a rank for rules and rollouts. */
-export function resourceName(change: Change): string {
+export function resourceName(change: Change, ctx: DiffContext = {}): string {
   const state = change.after ?? change.before;
+  const variantId = field(state, 'variantId');
+  if (change.resourceType === 'distribution' && typeof variantId === 'string')
+    return `to "${ctx.variantKeys?.get(variantId) ?? variantId}"`;
   const key = field(state, 'key');
   if (typeof key === 'string' && key) return `"${key}"`;
   const rank = field(state, 'rank');
@@ -76,8 +80,8 @@ export function parentLabel(change: Change): string {
 }
 
 /** "Rule #2 in flag "checkout" updated" — the one-line summary of a change. */
-export function changeSummary(change: Change): string {
-  return [resourceNoun(change.resourceType), resourceName(change), parentLabel(change), change.action]
+export function changeSummary(change: Change, ctx?: DiffContext): string {
+  return [resourceNoun(change.resourceType), resourceName(change, ctx), parentLabel(change), change.action]
     .filter(Boolean)
     .join(' ');
 }

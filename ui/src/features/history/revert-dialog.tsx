@@ -8,11 +8,12 @@ import { ErrorNote } from '../../components/error-note.js';
 import { useNotify } from '../../components/notices.js';
 import { ChangeDiff } from './change-diff.js';
 import { changeSummary } from './describe.js';
+import type { DiffContext } from './diff.js';
 import { type Change, revertChange } from './history-api.js';
 
-export function RevertButton({ change }: { change: Change }) {
+export function RevertButton({ change, context }: { change: Change; context?: DiffContext }) {
   const [open, setOpen] = useState(false);
-  const summary = changeSummary(change);
+  const summary = changeSummary(change, context);
   return (
     <>
       <button
@@ -23,12 +24,12 @@ export function RevertButton({ change }: { change: Change }) {
       >
         Revert
       </button>
-      {open ? <RevertDialog change={change} onClose={() => setOpen(false)} /> : null}
+      {open ? <RevertDialog change={change} context={context} onClose={() => setOpen(false)} /> : null}
     </>
   );
 }
 
-function RevertDialog({ change, onClose }: { change: Change; onClose: () => void }) {
+function RevertDialog({ change, context, onClose }: { change: Change; context?: DiffContext; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   const resultRef = useRef<HTMLHeadingElement>(null);
   const [busy, setBusy] = useState(false);
@@ -64,7 +65,7 @@ function RevertDialog({ change, onClose }: { change: Change; onClose: () => void
       setResult(recorded);
       // A revert can touch the flag, its rules, segments and every history list: refresh them all.
       await queryClient.invalidateQueries();
-      notify(`Reverted: ${changeSummary(change)}`);
+      notify(`Reverted: ${changeSummary(change, context)}`);
     } catch (err) {
       setError(err);
     } finally {
@@ -78,17 +79,17 @@ function RevertDialog({ change, onClose }: { change: Change; onClose: () => void
       {result ? (
         <div className="dialog-body">
           <h3 ref={resultRef} tabIndex={-1} className="revert-result">
-            Recorded as a new change: {changeSummary(result)}
+            Recorded as a new change: {changeSummary(result, context)}
           </h3>
-          <ChangeDiff change={result} />
+          <ChangeDiff change={result} context={context} />
         </div>
       ) : (
         <div className="dialog-body">
           <p>
-            <strong>{changeSummary(change)}</strong>. Reverting restores the state from before it and records the revert
+            <strong>{changeSummary(change, context)}</strong>. Reverting restores the state from before it and records the revert
             as a new change, which can itself be reverted.
           </p>
-          <ChangeDiff change={change} />
+          <ChangeDiff change={change} context={context} />
         </div>
       )}
       <ErrorNote error={error} />
