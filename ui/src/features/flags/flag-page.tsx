@@ -123,7 +123,7 @@ export function FlagPage({ ns, flagKey, tab }: { ns: string; flagKey: string; ta
         ]}
       />
       {tab === 'history' ? (
-        <FlagHistory flag={f} />
+        <FlagHistory ns={ns} flag={f} />
       ) : tab === 'details' ? (
         <div className="stack">
           <FlagDetailsForm flag={f} />

@@ -4,7 +4,7 @@ import type { Flag } from '../../api/types.js';
 import { Link, paths } from '../../lib/router.js';
 import { ChangeList } from './change-list.js';
 
-export function FlagHistory({ flag }: { flag: Flag }) {
+export function FlagHistory({ ns, flag }: { ns: string; flag: Flag }) {
   // Rules name variants by id; the flag's current variants name them for the diff.
   const variantKeys = new Map((flag.variants ?? []).map((v) => [v.id, v.key] as const));
   return (
@@ -14,10 +14,10 @@ export function FlagHistory({ flag }: { flag: Flag }) {
       </h2>
       <p className="lead">
         Every change to this flag, its variants and its {flag.type === 'BOOLEAN_FLAG_TYPE' ? 'rollouts' : 'rules'},
-        newest first. The whole namespace is in <Link to={paths.activity(flag.namespaceKey ?? '')}>Activity</Link>.
+        newest first. The whole namespace is in <Link to={paths.activity(ns)}>Activity</Link>.
       </p>
       <ChangeList
-        scope={{ kind: 'flag', ns: flag.namespaceKey ?? '', key: flag.key }}
+        scope={{ kind: 'flag', ns, key: flag.key }}
         context={{ variantKeys }}
         empty="Changes made from now on appear here."
       />
