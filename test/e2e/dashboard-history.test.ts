@@ -177,8 +177,8 @@ suite(title('dashboard: history, activity and revert'), () => {
 
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Activity' }).click();
       await page.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
-      await page.getByLabel('Resource').selectOption('flag');
-      await page.getByLabel('Key or id').fill('banner');
+      await page.getByLabel('Resource', { exact: true }).selectOption('flag');
+      await page.getByLabel('Key or id', { exact: true }).fill('banner');
       const deleted = entry('Flag "banner" deleted');
       await deleted.waitFor();
       // The deleted state lists its variants by key and its rule by segment, readably.
