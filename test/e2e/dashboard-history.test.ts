@@ -76,7 +76,11 @@ suite(title('dashboard: history, activity and revert'), () => {
     });
     for (const key of ['blue', 'green']) await api('POST', `${NS}/flags/colour/variants`, { key });
     for (const key of ['beta', 'staff', 'legacy'])
-      await api('POST', `${NS}/segments`, { key, name: key[0]?.toUpperCase() + key.slice(1), matchType: 'ALL_MATCH_TYPE' });
+      await api('POST', `${NS}/segments`, {
+        key,
+        name: key[0]?.toUpperCase() + key.slice(1),
+        matchType: 'ALL_MATCH_TYPE',
+      });
     const colour = await api<Flag>('GET', `${NS}/flags/colour`);
     const rule = await api<Rule>('POST', `${NS}/flags/colour/rules`, { segmentKey: 'beta', rank: 1 });
     await api('POST', `${NS}/flags/colour/rules/${rule.id}/distributions`, {
@@ -188,13 +192,18 @@ suite(title('dashboard: history, activity and revert'), () => {
 
       await deleted.getByRole('button', { name: /^Revert/ }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Revert', exact: true }).click();
-      await page.getByRole('dialog', { name: 'Reverted' }).getByText(/Flag "banner" created/).waitFor();
+      await page
+        .getByRole('dialog', { name: 'Reverted' })
+        .getByText(/Flag "banner" created/)
+        .waitFor();
       await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
 
       const after = await api<Flag>('GET', `${NS}/flags/banner`);
       expect(after.variants.map((v) => [v.id, v.key])).toEqual(before.variants.map((v) => [v.id, v.key]));
       const afterRules = await api<{ rules: Rule[] }>('GET', `${NS}/flags/banner/rules`);
-      expect(afterRules.rules.map((r) => [r.id, r.segmentKey])).toEqual(beforeRules.rules.map((r) => [r.id, r.segmentKey]));
+      expect(afterRules.rules.map((r) => [r.id, r.segmentKey])).toEqual(
+        beforeRules.rules.map((r) => [r.id, r.segmentKey]),
+      );
       await page.goto(`${base}/namespaces/shop/flags/banner/rules`);
       await page.getByRole('list', { name: 'Rules in evaluation order' }).getByText('Rule 1').waitFor();
     },
@@ -209,7 +218,10 @@ suite(title('dashboard: history, activity and revert'), () => {
       const rules = await api<{ rules: Rule[] }>('GET', `${NS}/flags/colour/rules`);
       expect(rules.rules.map((r) => r.segmentKey)).toEqual(['beta', 'legacy']);
       await page.getByRole('button', { name: 'Delete rule 2' }).click();
-      await page.getByRole('dialog').getByRole('button', { name: /^Delete/ }).click();
+      await page
+        .getByRole('dialog')
+        .getByRole('button', { name: /^Delete/ })
+        .click();
       await page.getByText('Rule 2 deleted').waitFor();
       await page.goto(`${base}/namespaces/shop/segments/legacy`);
       await page.getByRole('button', { name: 'Delete segment' }).click();
@@ -242,7 +254,8 @@ suite(title('dashboard: history, activity and revert'), () => {
   it(
     'pages with "Load more", reads in the dark theme with UTC times, and at phone width',
     async () => {
-      for (let i = 0; i < 26; i++) await api('POST', `${NS}/segments`, { key: `bulk-${i}`, matchType: 'ALL_MATCH_TYPE' });
+      for (let i = 0; i < 26; i++)
+        await api('POST', `${NS}/segments`, { key: `bulk-${i}`, matchType: 'ALL_MATCH_TYPE' });
       await page.goto(`${base}/namespaces/shop/activity`);
       const items = page.getByRole('list', { name: 'Changes, newest first' }).getByRole('listitem');
       await items.first().waitFor();
@@ -262,7 +275,9 @@ suite(title('dashboard: history, activity and revert'), () => {
       await screenshot(page, 'history-05-dark-activity');
       await page.setViewportSize({ width: 390, height: 844 });
       await page.goto(`${base}/namespaces/shop/flags/colour/history`);
-      await entry(/Rule #1 in flag "colour" updated/).first().waitFor();
+      await entry(/Rule #1 in flag "colour" updated/)
+        .first()
+        .waitFor();
       await screenshot(page, 'history-06-phone-dark-history');
       await page.getByText('Preferences').click();
       await page.getByLabel('Theme').selectOption('light');

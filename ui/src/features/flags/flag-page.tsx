@@ -24,7 +24,15 @@ import { FlagDetailsForm } from './flag-details-form.js';
 import { FlagEnabledToggle } from './flag-enabled-toggle.js';
 import { VariantsSection } from './variants-section.js';
 
-export function FlagPage({ ns, flagKey, tab }: { ns: string; flagKey: string; tab: 'details' | 'rules' | 'rollouts' | 'history' }) {
+export function FlagPage({
+  ns,
+  flagKey,
+  tab,
+}: {
+  ns: string;
+  flagKey: string;
+  tab: 'details' | 'rules' | 'rollouts' | 'history';
+}) {
   const flag = useFlag(ns, flagKey);
   // Someone else's change to the namespace refreshes this page (when event streams are on).
   useNamespaceChanges(ns);
@@ -56,9 +64,7 @@ export function FlagPage({ ns, flagKey, tab }: { ns: string; flagKey: string; ta
   const boolean = f.type === 'BOOLEAN_FLAG_TYPE';
   const targetingTab = boolean ? 'rollouts' : 'rules';
   const current =
-    tab === 'details'
-      ? paths.flag(ns, f.key)
-      : paths.flag(ns, f.key, tab === 'history' ? 'history' : targetingTab);
+    tab === 'details' ? paths.flag(ns, f.key) : paths.flag(ns, f.key, tab === 'history' ? 'history' : targetingTab);
 
   return (
     <>

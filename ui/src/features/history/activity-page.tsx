@@ -2,8 +2,8 @@
 // (the filters live in the URL, so a filtered view can be shared). Deleted flags and segments are
 // found and restored here, since their own pages are gone.
 
-import { PageHeader } from '../../components/page-header.js';
 import { TextField } from '../../components/field.js';
+import { PageHeader } from '../../components/page-header.js';
 import { setSearchParams, useLocation } from '../../lib/router.js';
 import { ChangeList } from './change-list.js';
 import { RESOURCE_TYPES, resourceNoun } from './describe.js';
@@ -22,11 +22,7 @@ export function ActivityPage({ ns }: { ns: string }) {
       <search className="filters" aria-label="Filter activity">
         <div className="field">
           <label htmlFor="activity-type-filter">Resource</label>
-          <select
-            id="activity-type-filter"
-            value={type}
-            onChange={(e) => setSearchParams({ type: e.target.value })}
-          >
+          <select id="activity-type-filter" value={type} onChange={(e) => setSearchParams({ type: e.target.value })}>
             <option value="">All resources</option>
             {RESOURCE_TYPES.filter((t) => t !== 'namespace' && t !== 'token').map((t) => (
               <option key={t} value={t}>

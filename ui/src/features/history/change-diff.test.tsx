@@ -63,9 +63,13 @@ describe('diffChange', () => {
   });
 
   it('a rule edit names its segments as a list and its distribution by variant key', () => {
-    const rows = diffChange(rule(['beta'], 50), { ...rule(['beta', 'staff'], 100), ...later }, {
-      variantKeys: new Map([['v2', 'green']]),
-    });
+    const rows = diffChange(
+      rule(['beta'], 50),
+      { ...rule(['beta', 'staff'], 100), ...later },
+      {
+        variantKeys: new Map([['v2', 'green']]),
+      },
+    );
     expect(rows).toEqual([
       { path: ['Segment'], before: 'beta', after: '(empty)' },
       { path: ['Segments'], before: 'beta', after: 'beta, staff' },
@@ -133,7 +137,11 @@ describe('ChangeDiff', () => {
     render(<ChangeDiff change={change({ before: flag('Old'), after: flag('New') })} />);
     const row = screen.getByRole('row', { name: /Description/ });
     expect(within(row).getByRole('rowheader')).toHaveTextContent('Description');
-    expect(within(row).getAllByRole('cell').map((c) => c.textContent)).toEqual(['Old', 'New']);
+    expect(
+      within(row)
+        .getAllByRole('cell')
+        .map((c) => c.textContent),
+    ).toEqual(['Old', 'New']);
     expect(screen.getByRole('columnheader', { name: 'Before' })).toBeInTheDocument();
     expect(screen.getByRole('columnheader', { name: 'After' })).toBeInTheDocument();
   });

@@ -14,15 +14,7 @@ import type { DiffContext } from './diff.js';
 import { type Change, type HistoryScope, historyKeys, listChanges } from './history-api.js';
 import { RevertButton } from './revert-dialog.js';
 
-export function ChangeList({
-  scope,
-  context,
-  empty,
-}: {
-  scope: HistoryScope;
-  context?: DiffContext;
-  empty: string;
-}) {
+export function ChangeList({ scope, context, empty }: { scope: HistoryScope; context?: DiffContext; empty: string }) {
   const changes = useInfiniteQuery({
     queryKey: historyKeys.list(scope),
     queryFn: ({ pageParam, signal }) => listChanges(scope, pageParam || undefined, signal),
@@ -85,7 +77,9 @@ function ChangeItem({ change, reverted, context }: { change: Change; reverted?: 
             by <strong className="change-actor">{actorLabel(change.actor)}</strong>
             {change.actor.ip ? ` from ${change.actor.ip}` : ''} · <DateTime iso={change.createdAt} relative />
             {change.batch ? ' · part of an import' : ''}
-            {change.reverts ? ` · reverts ${reverted ? `“${changeSummary(reverted, context)}”` : 'an earlier change'}` : ''}
+            {change.reverts
+              ? ` · reverts ${reverted ? `“${changeSummary(reverted, context)}”` : 'an earlier change'}`
+              : ''}
             {owner && ns ? (
               <>
                 {' · '}

@@ -149,7 +149,8 @@ export function variantKeysOf(...states: unknown[]): Map<string, string> {
   const map = new Map<string, string>();
   for (const s of states) {
     if (!isObj(s) || !Array.isArray(s.variants)) continue;
-    for (const v of s.variants) if (isObj(v) && typeof v.id === 'string' && typeof v.key === 'string') map.set(v.id, v.key);
+    for (const v of s.variants)
+      if (isObj(v) && typeof v.id === 'string' && typeof v.key === 'string') map.set(v.id, v.key);
   }
   return map;
 }

@@ -16,12 +16,7 @@ export function RevertButton({ change, context }: { change: Change; context?: Di
   const summary = changeSummary(change, context);
   return (
     <>
-      <button
-        type="button"
-        className="btn btn-small"
-        onClick={() => setOpen(true)}
-        aria-label={`Revert: ${summary}`}
-      >
+      <button type="button" className="btn btn-small" onClick={() => setOpen(true)} aria-label={`Revert: ${summary}`}>
         Revert
       </button>
       {open ? <RevertDialog change={change} context={context} onClose={() => setOpen(false)} /> : null}
@@ -86,8 +81,8 @@ function RevertDialog({ change, context, onClose }: { change: Change; context?: 
       ) : (
         <div className="dialog-body">
           <p>
-            <strong>{changeSummary(change, context)}</strong>. Reverting restores the state from before it and records the revert
-            as a new change, which can itself be reverted.
+            <strong>{changeSummary(change, context)}</strong>. Reverting restores the state from before it and records
+            the revert as a new change, which can itself be reverted.
           </p>
           <ChangeDiff change={change} context={context} />
         </div>

@@ -93,23 +93,23 @@ export function SegmentPage({
         <SegmentHistory ns={ns} segmentKey={s.key} />
       ) : (
         <div className="stack">
-        <SegmentForm
-          key={s.updatedAt}
-          initial={s}
-          submitLabel="Save details"
-          onSave={async (input) => {
-            await api.updateSegment(ns, s.key, {
-              name: input.name,
-              description: input.description,
-              matchType: input.matchType,
-            });
-            await queryClient.invalidateQueries({ queryKey: keys.segment(ns, s.key) });
-            await queryClient.invalidateQueries({ queryKey: keys.segments(ns) });
-            notify(`Segment "${s.key}" saved`);
-          }}
-        />
-        <ConstraintsSection segment={s} />
-        <SegmentUsage ns={ns} segmentKey={s.key} />
+          <SegmentForm
+            key={s.updatedAt}
+            initial={s}
+            submitLabel="Save details"
+            onSave={async (input) => {
+              await api.updateSegment(ns, s.key, {
+                name: input.name,
+                description: input.description,
+                matchType: input.matchType,
+              });
+              await queryClient.invalidateQueries({ queryKey: keys.segment(ns, s.key) });
+              await queryClient.invalidateQueries({ queryKey: keys.segments(ns) });
+              notify(`Segment "${s.key}" saved`);
+            }}
+          />
+          <ConstraintsSection segment={s} />
+          <SegmentUsage ns={ns} segmentKey={s.key} />
         </div>
       )}
     </>
