@@ -27,12 +27,12 @@ export function ChangeDiff({ change, context }: { change: Change; context?: Diff
               <tr key={r.path.join(' › ')}>
                 <th scope="row">{r.path.join(' › ')}</th>
                 {change.before !== undefined ? (
-                  <td className={r.before === undefined ? 'diff-none' : 'diff-before'}>
+                  <td className={r.before === undefined ? 'diff-cell' : 'diff-cell diff-before'}>
                     {r.before ?? <span className="muted">—</span>}
                   </td>
                 ) : null}
                 {change.after !== undefined ? (
-                  <td className={r.after === undefined ? 'diff-none' : 'diff-after'}>
+                  <td className={r.after === undefined ? 'diff-cell' : 'diff-cell diff-after'}>
                     {r.after ?? <span className="muted">—</span>}
                   </td>
                 ) : null}
@@ -42,7 +42,7 @@ export function ChangeDiff({ change, context }: { change: Change; context?: Diff
         </table>
       )}
       <details className="diff-raw">
-        <summary>Raw JSON</summary>
+        <summary className="diff-raw-summary">Raw JSON</summary>
         <div className="diff-raw-grid">
           {change.before !== undefined ? (
             <div>
