@@ -158,3 +158,31 @@ describe('ChangeDiff', () => {
     expect(screen.getByText('Raw JSON')).toBeInTheDocument();
   });
 });
+
+describe('a reorder', () => {
+  it('compares the recorded rule lists item by item', () => {
+    const one = { ...rule(['beta'], 100), id: 'r1', rank: 1 };
+    const two = { ...rule(['staff'], 100), id: 'r2', rank: 2 };
+    const rows = diffChange(
+      [one, two],
+      [
+        { ...two, rank: 1 },
+        { ...one, rank: 2 },
+      ],
+      {},
+      'rules',
+    );
+    expect(rows).toEqual([
+      { path: ['Rule #2', 'Rank'], before: '1', after: '2' },
+      { path: ['Rule #1', 'Rank'], before: '2', after: '1' },
+    ]);
+    const c = change({
+      resourceType: 'rule',
+      resourceKey: 'colour',
+      parentKey: 'colour',
+      before: [one, two],
+      after: [],
+    });
+    expect(changeSummary(c)).toBe('Rule order in flag "colour" updated');
+  });
+});

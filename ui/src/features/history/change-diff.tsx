@@ -5,13 +5,13 @@ import { type DiffContext, diffChange } from './diff.js';
 import type { Change } from './history-api.js';
 
 export function ChangeDiff({ change, context }: { change: Change; context?: DiffContext }) {
-  const rows = diffChange(change.before, change.after, context);
+  const rows = diffChange(change.before, change.after, context, `${change.resourceType}s`);
   const heading =
     change.before === undefined ? 'Created with' : change.after === undefined ? 'Deleted state' : 'What changed';
   return (
     <div className="change-diff">
       {rows.length === 0 ? (
-        <p className="muted">No field changed that the dashboard shows (only ids or order).</p>
+        <p className="muted">No field changed that the dashboard shows (only ids or timestamps).</p>
       ) : (
         <table className="table diff-table">
           <caption className="sr-only">{heading}</caption>

@@ -44,6 +44,7 @@ function field(value: unknown, name: string): unknown {
 /** The resource's own readable name: a key where it has one, a rank for rules and rollouts. */
 export function resourceName(change: Change, ctx: DiffContext = {}): string {
   const state = change.after ?? change.before;
+  if (Array.isArray(state)) return 'order';
   const variantId = field(state, 'variantId');
   if (change.resourceType === 'distribution' && typeof variantId === 'string')
     return `to "${ctx.variantKeys?.get(variantId) ?? variantId}"`;

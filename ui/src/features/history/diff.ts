@@ -18,8 +18,9 @@ export interface DiffContext {
 type Obj = Record<string, unknown>;
 
 // Bookkeeping the server sets by itself (or the parent already names): never what an operator changed.
-const NOISE = new Set(['createdAt', 'updatedAt', 'namespaceKey', 'id']);
-const NESTED_NOISE = new Set([...NOISE, 'flagKey', 'ruleId']);
+// The parent (flag, rule) is already in the change's summary; `siblingsBefore` is what a revert of a
+// delete needs to renumber the other rules, not something anyone edited.
+const NOISE = new Set(['createdAt', 'updatedAt', 'namespaceKey', 'id', 'flagKey', 'ruleId', 'siblingsBefore']);
 
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -69,7 +70,7 @@ export function formatValue(value: unknown, ctx: DiffContext = {}, field?: strin
 /** A whole item on one line: "key: blue, name: Blue" with nested lists summarised in turn. */
 export function summarise(item: Obj, ctx: DiffContext = {}): string {
   return Object.entries(item)
-    .filter(([k, v]) => !NESTED_NOISE.has(k) && v !== '' && v !== undefined && !(Array.isArray(v) && v.length === 0))
+    .filter(([k, v]) => !NOISE.has(k) && v !== '' && v !== undefined && !(Array.isArray(v) && v.length === 0))
     .map(([k, v]) => `${fieldLabel(k).toLowerCase()}: ${formatValue(v, ctx, k)}`)
     .join('; ');
 }
@@ -113,7 +114,7 @@ function diffList(path: string[], name: string, before: unknown[], after: unknow
       return;
     }
     const next = afterById.get(id);
-    diffInto([...path, isObj(next) ? itemLabel(name, next, i, ctx) : label], item, next, ctx, out, true);
+    diffInto([...path, isObj(next) ? itemLabel(name, next, i, ctx) : label], item, next, ctx, out);
   });
   after.forEach((item, i) => {
     if (seen.has(identity(item, i))) return;
@@ -121,10 +122,9 @@ function diffList(path: string[], name: string, before: unknown[], after: unknow
   });
 }
 
-function diffInto(path: string[], before: unknown, after: unknown, ctx: DiffContext, out: DiffRow[], nested: boolean) {
+function diffInto(path: string[], before: unknown, after: unknown, ctx: DiffContext, out: DiffRow[]) {
   if (isObj(before) && isObj(after)) {
-    const noise = nested ? NESTED_NOISE : NOISE;
-    const names = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => !noise.has(k));
+    const names = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => !NOISE.has(k));
     for (const name of names) {
       const b = before[name];
       const a = after[name];
@@ -156,10 +156,20 @@ export function variantKeysOf(...states: unknown[]): Map<string, string> {
 }
 
 /** The rows of one change; a created resource has only "after" values, a deleted one only "before". */
-export function diffChange(before: unknown, after: unknown, ctx: DiffContext = {}): DiffRow[] {
+export function diffChange(before: unknown, after: unknown, ctx: DiffContext = {}, listName = 'items'): DiffRow[] {
   const variantKeys = new Map([...variantKeysOf(before, after), ...(ctx.variantKeys ?? [])]);
   const out: DiffRow[] = [];
-  diffInto([], before ?? {}, after ?? {}, { variantKeys }, out, false);
+  // A reorder is recorded as the whole list before and after: compare it item by item.
+  if (Array.isArray(before) || Array.isArray(after))
+    diffList(
+      [],
+      listName,
+      Array.isArray(before) ? before : [],
+      Array.isArray(after) ? after : [],
+      { variantKeys },
+      out,
+    );
+  else diffInto([], before ?? {}, after ?? {}, { variantKeys }, out);
   // A created or deleted resource lists its fields with empty ones left out: "(empty)" rows are noise there.
   if (before === undefined || after === undefined)
     return out.filter((r) => (r.before ?? r.after) !== '(empty)' && (r.before ?? r.after) !== '(none)');
