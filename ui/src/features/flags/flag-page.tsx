@@ -1,5 +1,5 @@
-// One flag: header with its state switch and actions, then tabs for details/variants and for the
-// targeting (rules for variant flags, rollouts for boolean flags).
+// One flag: header with its state switch and actions, then tabs for details/variants, for the
+// targeting (rules for variant flags, rollouts for boolean flags) and for its history.
 
 import { useQueryClient } from '@tanstack/react-query';
 import * as api from '../../api/api.js';

@@ -1,4 +1,4 @@
-// One segment: details (name, description, match type), its constraints, and delete.
+// One segment: details (name, description, match type), its constraints, delete, and its history.
 
 import { useQueryClient } from '@tanstack/react-query';
 import * as api from '../../api/api.js';
