@@ -50,7 +50,7 @@ const STOPS: Stop[] = [
     async open(page, base) {
       await page.goto(`${base}/settings/namespaces`);
       await h1(page, 'Namespaces');
-      await page.getByRole('cell', { name: 'Team', exact: true }).first().waitFor();
+      await page.getByRole('list', { name: 'Namespaces' }).getByText('Team', { exact: true }).waitFor();
     },
   },
   {
