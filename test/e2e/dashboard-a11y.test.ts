@@ -114,9 +114,14 @@ const STOPS: Stop[] = [
       await page.goto(`${base}/namespaces/default/console?flag=checkout-color`);
       await page.getByLabel('Entity ID').fill('ann');
       await page.getByLabel('JSON').check();
-      await page.getByLabel('Context (JSON)').fill('{"plan": "gold"}');
+      await page.getByLabel('Context (JSON)').fill('{"plan": "gold", "seats": "12"}');
       await page.getByRole('button', { name: 'Evaluate' }).click();
       await page.getByRole('heading', { name: 'Explanation' }).waitFor();
+      // The rule matched, so the result shows a variant and its distribution, not only "no variant".
+      await page
+        .getByTestId('evaluation-summary')
+        .getByText(/rule 1 \(beta\) matched/)
+        .waitFor();
     },
   },
   {
