@@ -12,9 +12,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort, median, ROOT, rssMiB } from './server-process.js';
 
 function option(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -24,27 +24,9 @@ function option(name: string, fallback: number): number {
 const STREAMS = option('streams', 5000);
 const CHANGES = option('changes', 60);
 const IDLE_S = option('idle', 20);
-const ROOT = join(import.meta.dirname, '..');
 const TICKS_PER_SECOND = 100;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-function rssMiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('VmRSS:'));
-  return Number(line?.split(/\s+/)[1]) / 1024;
-}
 
 /** The process's user + system CPU time in seconds. */
 function cpuSeconds(pid: number): number {
@@ -59,11 +41,6 @@ async function cpuPercentOver(pid: number, seconds: number, during?: () => Promi
   else await sleep(seconds * 1000);
   const elapsed = (performance.now() - began) / 1000;
   return ((cpuSeconds(pid) - start) / elapsed) * 100;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 async function main(): Promise<void> {
@@ -113,7 +90,7 @@ async function main(): Promise<void> {
       body: '{}',
     });
     await sleep(3000);
-    const rssBefore = rssMiB(pid);
+    const rssBefore = rssMiB(pid) ?? Number.NaN;
     const cpuIdle = await cpuPercentOver(pid, IDLE_S);
 
     // Each stream records when it last saw each revision's message.
@@ -149,7 +126,7 @@ async function main(): Promise<void> {
     }
     const openSeconds = (performance.now() - openedAt) / 1000;
     await sleep(5000);
-    const rssStreams = rssMiB(pid);
+    const rssStreams = rssMiB(pid) ?? Number.NaN;
     const cpuIdleStreams = await cpuPercentOver(pid, IDLE_S);
 
     const fanOut: number[] = [];
@@ -167,7 +144,7 @@ async function main(): Promise<void> {
         await sleep(Math.max(0, 1000 - (performance.now() - tick)));
       }
     });
-    const rssAfter = rssMiB(pid);
+    const rssAfter = rssMiB(pid) ?? Number.NaN;
     const result = {
       streams: opened,
       openSeconds: Number(openSeconds.toFixed(1)),

@@ -35,16 +35,15 @@
 //          one per server start)
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { NODE_ENVIRONMENT, NODE_FLAGS } from '../src/runtime/runtime-flags.js';
 import { runGrpcLoad } from './grpc-load.js';
 import { type LoadResult, type LoadTool, runLoad, wrkAvailable } from './load.js';
 import { BENCH_CONTEXT, seedBenchmark } from './seed.js';
+import { compileServer, cpuMicros, freePort, median, ROOT, rssMiB, stop, waitHealthy } from './server-process.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SCENARIOS = ['bare', 'boolean', 'variant', 'batch', 'ofrep', 'grpc-boolean', 'grpc-batch'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 /** The same evaluations as `boolean` and `batch`, over gRPC (flipt.evaluation.EvaluationService). */
@@ -122,86 +121,6 @@ function spawnPinned(cpus: string | undefined, command: string, args: string[], 
   return spawn(cmd, cmdArgs, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function waitHealthy(baseUrl: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output()}`);
-    try {
-      if ((await fetch(`${baseUrl}/health`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`server did not become healthy: ${output()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** Compiles the server with tsc into `outDir`; returns the entry point. Type errors do not stop it. */
-function compileServer(outDir: string): string {
-  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const result = spawnSync(
-    process.execPath,
-    [tsc, '-p', 'tsconfig.build.json', '--outDir', outDir, '--sourceMap', 'false'],
-    {
-      cwd: ROOT,
-      encoding: 'utf8',
-    },
-  );
-  const main = join(outDir, 'main.js');
-  if (!existsSync(main)) throw new Error(`tsc emitted no ${main}: ${result.stdout}${result.stderr}`);
-  // Outside the repository: an ESM package that finds the repository's dependencies.
-  const home = dirname(outDir);
-  writeFileSync(join(home, 'package.json'), JSON.stringify({ type: 'module' }));
-  if (!existsSync(join(home, 'node_modules')))
-    symlinkSync(join(ROOT, 'node_modules'), join(home, 'node_modules'), 'dir');
-  // The gRPC services load proto/ from beside dist/, as in the repository.
-  if (!existsSync(join(home, 'proto'))) symlinkSync(join(ROOT, 'proto'), join(home, 'proto'), 'dir');
-  return main;
-}
-
-/** CPU time (user + system) a process has used, in µs (Linux /proc; clock ticks of 10 ms). */
-function cpuMicros(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Resident memory of a process, in MiB (Linux /proc). */
-function rssMiB(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.exitCode === null && child.kill('SIGKILL'), 5_000).unref();
-  });
-}
-
 interface Measured {
   result: LoadResult;
   /** Server CPU time (user + system) per request, in µs: steadier than requests/s on a busy machine. */
@@ -217,15 +136,6 @@ interface Row {
   roundRatios: number[];
   /** Each round's requests/s over the bare server's, both loaded at once while sharing one core. */
   sharedRatios: number[];
-}
-
-/** The middle value (mean of the two middle ones for an even count). */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 function format(n: number, digits = 0): string {

@@ -11,15 +11,13 @@
 //          --interval S (10) --rss-limit MiB (192: the summary says whether the peak stayed under it)
 //          --node-option OPT (extra Node option for the server, repeatable: to try heap settings)
 
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { NODE_ENVIRONMENT, NODE_FLAGS } from '../src/runtime/runtime-flags.js';
 import { seedBenchmark } from './seed.js';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+import { compileServer, freePort, ROOT, stop, waitHealthy } from './server-process.js';
 
 interface Options {
   flags: number;
@@ -55,47 +53,6 @@ function parseOptions(argv: string[]): Options {
   };
 }
 
-function compileServer(outDir: string): string {
-  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const result = spawnSync(
-    process.execPath,
-    [tsc, '-p', 'tsconfig.build.json', '--outDir', outDir, '--sourceMap', 'false'],
-    {
-      cwd: ROOT,
-      encoding: 'utf8',
-    },
-  );
-  const main = join(outDir, 'main.js');
-  if (!existsSync(main)) throw new Error(`tsc emitted no ${main}: ${result.stdout}${result.stderr}`);
-  const home = dirname(outDir);
-  writeFileSync(join(home, 'package.json'), JSON.stringify({ type: 'module' }));
-  if (!existsSync(join(home, 'node_modules')))
-    symlinkSync(join(ROOT, 'node_modules'), join(home, 'node_modules'), 'dir');
-  if (!existsSync(join(home, 'proto'))) symlinkSync(join(ROOT, 'proto'), join(home, 'proto'), 'dir');
-  return main;
-}
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.exitCode === null && child.kill('SIGKILL'), 15_000).unref();
-  });
-}
-
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'vexil-soak-'));
@@ -126,21 +83,12 @@ async function main(): Promise<void> {
       child.stderr?.on('data', (d) => {
         output += d;
       });
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output}`);
-        try {
-          if ((await fetch(`${baseUrl}/health`)).ok) return child;
-        } catch {
-          // not listening yet
-        }
-        if (Date.now() > deadline) throw new Error(`server did not become healthy: ${output}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await waitHealthy(baseUrl, child, () => output);
+      return child;
     };
     server = await start();
     const seeded = await seedBenchmark(baseUrl, options.flags);
-    await stop(server);
+    await stop(server, 15_000);
     server = await start();
     console.log(
       `vexil soak: ${options.flags} flags, ${options.connections} connections, ${options.writes} writes/s, ` +
@@ -171,7 +119,7 @@ async function main(): Promise<void> {
     if (server.exitCode !== null) throw new Error(`server exited during the soak with ${server.exitCode}: ${output}`);
     if (code !== 0) process.exitCode = code ?? 1;
   } finally {
-    await stop(server);
+    await stop(server, 15_000);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -168,7 +168,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     audit = createAuditDeliveries(config.audit, { db: db.kysely, logger, metrics });
     await audit.prepare();
     const wakeAudit = audit;
-    services.changes.subscribe(() => wakeAudit.wake());
+    // Every recorded change, token writes included (they publish no namespace change).
+    services.recorded.subscribe(() => wakeAudit.wake());
     tokenCleanup = createTokenCleanup(db.kysely, config, logger);
     await bootstrapTokenAuthentication(services.auth, config, logger);
     await applySeed(services.documents, config, logger);
