@@ -6,8 +6,8 @@
 
 import type { Change } from '../domain/changes.js';
 import { DomainError, FailedPreconditionError, InvalidArgumentError, NotFoundError } from '../domain/errors.js';
-import type { Constraint, Distribution, Flag, Rollout, Rule, Segment, Variant } from '../domain/types.js';
-import { type ChangeFilter, findChange, listChanges } from '../storage/changes.js';
+import type { Constraint, Distribution, Flag, Namespace, Rollout, Rule, Segment, Variant } from '../domain/types.js';
+import { batchChanges, type ChangeFilter, findChange, listChanges } from '../storage/changes.js';
 import { classifyDriverError } from '../storage/errors.js';
 import * as restore from '../storage/restore.js';
 import type {
@@ -20,8 +20,8 @@ import type {
 } from '../storage/store.js';
 import type { Tx } from '../storage/transaction.js';
 import type { ChangeRecorder } from './change-recorder.js';
-import type { FlagState, ResourceStates, SiblingRank } from './resource-states.js';
-import { runWrite, type WriteContext } from './write.js';
+import type { FlagState, ResourceStates, SiblingRank, VariantState } from './resource-states.js';
+import { recordedTransaction, runWrite, type WriteContext } from './write.js';
 
 export const DEFAULT_CHANGE_LIMIT = 25;
 export const MAX_CHANGE_LIMIT = 1000;
@@ -77,21 +77,22 @@ export class HistoryService {
   async revert(namespaceKey: string, id: string): Promise<Change> {
     const change = await this.get(namespaceKey, id);
     const ns = namespaceKey;
-    if (change.resourceType === 'namespace') {
-      throw new FailedPreconditionError('a namespace change cannot be reverted here; recreate or edit the namespace');
+    const undo = async (tx: Tx, changes: ChangeRecorder) => {
+      try {
+        await (change.resourceType === 'namespace' && change.action !== 'updated'
+          ? this.#undoNamespaceLife(tx, changes, change)
+          : this.#undo(tx, changes, ns, change));
+      } catch (err) {
+        throw blocker(err, change);
+      }
+    };
+    if (change.resourceType === 'namespace' && change.action !== 'updated') {
+      // The namespace itself comes or goes: there is no revision to bump until it exists.
+      await recordedTransaction(this.ctx, undo, { reverts: change.id });
+      this.ctx.changes.publish(ns);
+    } else {
+      await runWrite(this.ctx, ns, undo, { reverts: change.id });
     }
-    await runWrite(
-      this.ctx,
-      ns,
-      async (tx, changes) => {
-        try {
-          await this.#undo(tx, changes, ns, change);
-        } catch (err) {
-          throw blocker(err, change);
-        }
-      },
-      { reverts: change.id },
-    );
     // The new change is the newest of this namespace naming the reverted one.
     const page = await listChanges(this.ctx.db, { namespaces: [ns] }, { limit: 20, pageToken: '' });
     const recordedId = page.items.find((c) => c.reverts === change.id)?.id;
@@ -130,6 +131,58 @@ export class HistoryService {
     changes.record({ ...subject, action: 'updated', before, after: await this.#current(tx, ns, change) });
   }
 
+  /**
+   * Undoes a namespace's create (only while it is empty: nothing in it is deleted by a revert) or its
+   * delete: the namespace comes back with every segment and flag its delete recorded in the same batch.
+   */
+  async #undoNamespaceLife(tx: Tx, changes: ChangeRecorder, change: Change): Promise<void> {
+    const key = change.resourceKey;
+    const subject = { namespaceKey: key, resourceType: 'namespace', resourceKey: key } as const;
+    const current = await this.states.namespace(tx, key);
+    if (change.action === 'created') {
+      if (!current) throw new FailedPreconditionError(`namespace "${key}" no longer exists`);
+      const { flags, segments } = await this.states.namespaceContents(tx, key);
+      if (flags.length > 0 || segments.length > 0) {
+        throw new FailedPreconditionError(
+          `namespace "${key}" holds ${flags.length} flag(s) and ${segments.length} segment(s); delete them first`,
+        );
+      }
+      await this.stores.namespaces.delete(tx, key);
+      changes.record({ ...subject, action: 'deleted', before: current });
+      return;
+    }
+    if (current) throw new FailedPreconditionError(`namespace "${key}" exists again`);
+    await restore.insertNamespaceRow(tx, change.before as Namespace);
+    const parts = change.batch ? await batchChanges(tx, change.batch) : [];
+    const gone = (type: string) =>
+      parts.filter((p) => p.namespaceKey === key && p.resourceType === type && p.action === 'deleted');
+    // Segments before flags: rules and rollouts refer to them.
+    for (const part of gone('segment')) {
+      await restore.insertSegment(tx, part.before as Segment);
+      const after = await this.states.segment(tx, key, part.resourceKey);
+      changes.record({
+        namespaceKey: key,
+        resourceType: 'segment',
+        resourceKey: part.resourceKey,
+        action: 'created',
+        after,
+      });
+    }
+    for (const part of gone('flag')) {
+      await restore.insertFlag(tx, part.before as FlagState);
+      const after = await this.states.fullFlag(tx, key, part.resourceKey);
+      changes.record({
+        namespaceKey: key,
+        resourceType: 'flag',
+        resourceKey: part.resourceKey,
+        action: 'created',
+        after,
+      });
+    }
+    // Last, so it is the newest change of the revert: the one the revert answers with.
+    changes.record({ ...subject, action: 'created', after: await this.states.namespace(tx, key) });
+  }
+
   /** The resource's state now, as a change records it. */
   async #current(tx: Tx, ns: string, change: Change): Promise<unknown> {
     const s = this.states;
@@ -139,8 +192,10 @@ export class HistoryService {
       case 'flag':
         // Created or deleted: the flag with its rules and rollouts, so undoing the undo restores them.
         return change.action === 'updated' ? s.flag(tx, ns, key) : s.fullFlag(tx, ns, key);
+      case 'namespace':
+        return s.namespace(tx, key);
       case 'variant':
-        return s.variant(tx, ns, parent, key);
+        return change.action === 'updated' ? s.variant(tx, ns, parent, key) : s.fullVariant(tx, ns, parent, key);
       case 'segment':
         return s.segment(tx, ns, key);
       case 'constraint':
@@ -199,9 +254,21 @@ export class HistoryService {
         return restore.insertFlag(tx, flag);
       }
       case 'variant': {
-        const v = before as Variant;
+        // Changes recorded before variants carried their distributions have neither field.
+        const { distributions = [], isDefault = false, ...v } = before as Partial<VariantState> & Variant;
         await this.#requireFlag(tx, ns, v.flagKey);
-        return restore.insertVariantRow(tx, v);
+        await restore.insertVariantRow(tx, v);
+        for (const d of distributions) {
+          if (!(await this.states.rule(tx, ns, d.ruleId))) {
+            throw new FailedPreconditionError(
+              `rule "${d.ruleId}" that gave variant "${v.key}" ${d.rollout}% no longer exists`,
+            );
+          }
+          await restore.insertDistributionRow(tx, d);
+        }
+        // A default chosen since the delete is a later decision: it stays.
+        if (isDefault) await restore.setDefaultVariantIfNone(tx, ns, v.flagKey, v.id);
+        return;
       }
       case 'segment':
         return restore.insertSegment(tx, before as Segment);
@@ -253,6 +320,9 @@ export class HistoryService {
         await restore.updateFlagRow(tx, flag);
         return;
       }
+      case 'namespace':
+        await restore.updateNamespaceRow(tx, before as Namespace);
+        return;
       case 'variant':
         await restore.updateVariantRow(tx, before as Variant);
         return;

@@ -94,7 +94,7 @@ export function createServices(
       rollouts: sqlRolloutStore,
     }),
     auth: new AuthService(db, sqlAuthenticationStore, sqlOperationLockStore, options.tokens, recorded),
-    namespaces: new NamespaceService(ctx, sqlNamespaceStore),
+    namespaces: new NamespaceService(ctx, sqlNamespaceStore, states),
     flags: new FlagService(ctx, sqlFlagStore, sqlNamespaceStore, states),
     variants: new VariantService(ctx, sqlVariantStore, sqlNamespaceStore, states),
     rules: new RuleService(ctx, sqlRuleStore, sqlNamespaceStore, states),

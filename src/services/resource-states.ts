@@ -13,6 +13,16 @@ export interface FlagState extends Flag {
   rollouts: Rollout[];
 }
 
+/**
+ * A variant with what deleting it takes along: the distributions that gave it traffic (they go with
+ * it) and whether it was its flag's default variant (which is cleared). A variant's create and delete
+ * record this, so a revert brings all of it back.
+ */
+export interface VariantState extends Variant {
+  distributions: Distribution[];
+  isDefault: boolean;
+}
+
 /** Where a rule's or rollout's siblings stood: what a delete's renumbering changed. */
 export interface SiblingRank {
   id: string;
@@ -64,6 +74,15 @@ export class ResourceStates {
     return (await this.flag(db, ns, flagKey))?.variants.find((v) => v.id === id);
   }
 
+  async fullVariant(db: Executor, ns: string, flagKey: string, id: string): Promise<VariantState | undefined> {
+    const flag = await this.flag(db, ns, flagKey);
+    const variant = flag?.variants.find((v) => v.id === id);
+    if (!flag || !variant) return undefined;
+    const rules = await this.ruleOrder(db, ns, flagKey);
+    const distributions = rules.flatMap((r) => r.distributions.filter((d) => d.variantId === id));
+    return { ...variant, distributions, isDefault: flag.defaultVariant?.id === id };
+  }
+
   segment(db: Executor, ns: string, key: string): Promise<Segment | undefined> {
     return orUndefined(this.segments.get(db, ns, key));
   }
@@ -90,5 +109,18 @@ export class ResourceStates {
 
   async rolloutOrder(db: Executor, ns: string, flagKey: string): Promise<Rollout[]> {
     return (await this.rollouts.list(db, ns, flagKey, ALL)).items;
+  }
+
+  /** Everything a namespace holds: what deleting it takes along. */
+  async namespaceContents(db: Executor, ns: string): Promise<{ flags: FlagState[]; segments: Segment[] }> {
+    const flags: FlagState[] = [];
+    for (const flag of (await this.flags.list(db, ns, ALL)).items) {
+      const [rules, rollouts] = await Promise.all([
+        this.ruleOrder(db, ns, flag.key),
+        this.rolloutOrder(db, ns, flag.key),
+      ]);
+      flags.push({ ...flag, rules, rollouts });
+    }
+    return { flags, segments: (await this.segments.list(db, ns, ALL)).items };
   }
 }

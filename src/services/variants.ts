@@ -92,7 +92,7 @@ export class VariantService {
     requireNonEmpty('flagKey', flagKey);
     if (!(await this.namespaces.find(this.ctx.db, ns))) return;
     await runWrite(this.ctx, ns, async (tx, changes) => {
-      const before = await this.states.variant(tx, ns, flagKey, id);
+      const before = await this.states.fullVariant(tx, ns, flagKey, id);
       await this.variants.delete(tx, ns, flagKey, id);
       if (before) changes.record({ ...subject(ns, flagKey, id), action: 'deleted', before });
     });

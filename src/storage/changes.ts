@@ -161,6 +161,12 @@ export async function listChanges(
   return { items, nextPageToken: next ? encodeToken(Number(next.id)) : '' };
 }
 
+/** Every change of one batch (an import, a namespace delete), oldest first. */
+export async function batchChanges(db: Executor, batch: string): Promise<Change[]> {
+  const rows = await db.selectFrom('changes').selectAll().where('batch', '=', batch).orderBy('id', 'asc').execute();
+  return rows.map(toChange);
+}
+
 export async function findChange(db: Executor, id: string): Promise<Change | undefined> {
   if (!/^[0-9]{1,15}$/.test(id)) return undefined;
   const row = await db.selectFrom('changes').selectAll().where('id', '=', Number(id)).executeTakeFirst();

@@ -34,7 +34,9 @@ export async function insertNamespaceRow(tx: Tx, ns: Namespace): Promise<void> {
       name: ns.name,
       description: ns.description,
       protected: ns.protected,
-      revision: 1,
+      // A namespace brought back keeps its creation time, which its revision tags include: a count no
+      // earlier life of it can have reached keeps them from repeating an ETag a client still holds.
+      revision: Date.now(),
       created_at: at(ns.createdAt),
       updated_at: at(ns.updatedAt),
       state_modified_at: new Date(),
@@ -119,6 +121,17 @@ export async function insertVariantRow(tx: Tx, v: Variant): Promise<void> {
       ...variantValues(v),
       created_at: at(v.createdAt),
     })
+    .execute();
+}
+
+/** Makes the variant its flag's default again, unless the flag has one now. */
+export async function setDefaultVariantIfNone(tx: Tx, ns: string, flagKey: string, variantId: string): Promise<void> {
+  await tx
+    .updateTable('flags')
+    .set({ default_variant_id: variantId })
+    .where('namespace_key', '=', ns)
+    .where('key', '=', flagKey)
+    .where('default_variant_id', 'is', null)
     .execute();
 }
 

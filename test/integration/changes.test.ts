@@ -30,24 +30,24 @@ describeEachBackend('change log', (backend) => {
   const base = `/api/v1/namespaces/${NS}`;
 
   /** Everything a namespace holds, as the API shows it: what a revert must give back exactly. */
-  const everything = async () => {
-    const flags = (await ok('GET', `${base}/flags`)).flags;
-    const out: Record<string, unknown> = { segments: (await ok('GET', `${base}/segments`)).segments, flags };
+  const everything = async (at = base) => {
+    const flags = (await ok('GET', `${at}/flags`)).flags;
+    const out: Record<string, unknown> = { segments: (await ok('GET', `${at}/segments`)).segments, flags };
     for (const f of flags as { key: string }[]) {
-      out[`rules:${f.key}`] = (await ok('GET', `${base}/flags/${f.key}/rules`)).rules;
-      out[`rollouts:${f.key}`] = (await ok('GET', `${base}/flags/${f.key}/rollouts`)).rules;
+      out[`rules:${f.key}`] = (await ok('GET', `${at}/flags/${f.key}/rules`)).rules;
+      out[`rollouts:${f.key}`] = (await ok('GET', `${at}/flags/${f.key}/rollouts`)).rules;
     }
     return out;
   };
   /** Variant and boolean answers for 1,000 entities, in batches. */
-  const evaluations = async () => {
+  const evaluations = async (namespaceKey = NS) => {
     const answers: unknown[] = [];
     for (let start = 0; start < 1000; start += 250) {
       const requests = [];
       for (let i = start; i < start + 250; i++) {
         const context = { plan: i % 3 === 0 ? 'pro' : 'free' };
-        requests.push({ namespaceKey: NS, flagKey: 'color', entityId: `user-${i}`, context });
-        requests.push({ namespaceKey: NS, flagKey: 'dark', entityId: `user-${i}`, context });
+        requests.push({ namespaceKey, flagKey: 'color', entityId: `user-${i}`, context });
+        requests.push({ namespaceKey, flagKey: 'dark', entityId: `user-${i}`, context });
       }
       const res = await ok('POST', '/evaluate/v1/batch', { requests });
       for (const r of res.responses) {
@@ -289,6 +289,9 @@ describeEachBackend('change log', (backend) => {
         'variant update',
         () => api('PUT', `${base}/flags/color/variants/${variants.red}`, { key: 'crimson', name: 'C' }),
       ],
+      // Blue is the flag's default and has 40 % in rule 1: both come back with it.
+      ['variant delete', () => api('DELETE', `${base}/flags/color/variants/${variants.blue}`)],
+      ['variant create', () => api('POST', `${base}/flags/color/variants`, { key: 'temp', name: 'Temp' })],
       ['rule update', () => api('PUT', `${base}/flags/color/rules/${ruleIds[0]}`, { segmentKey: 'all' })],
       ['rule delete', () => api('DELETE', `${base}/flags/color/rules/${ruleIds[0]}`)],
       [
@@ -358,6 +361,21 @@ describeEachBackend('change log', (backend) => {
       expect(await countChanges()).toBe(count);
     });
 
+    it('a variant delete whose rule has gone since is refused, naming the rule', async () => {
+      const temp = await ok('POST', `${base}/flags/color/variants`, { key: 'gone-variant', name: 'G' });
+      const rule = await ok('POST', `${base}/flags/color/rules`, { segmentKey: 'pro', rank: 3 });
+      await ok('POST', `${base}/flags/color/rules/${rule.id}/distributions`, { variantId: temp.id, rollout: 100 });
+      await ok('DELETE', `${base}/flags/color/variants/${temp.id}`);
+      const deleted = await newest();
+      expect(deleted.before.distributions).toEqual([expect.objectContaining({ ruleId: rule.id, rollout: 100 })]);
+      await ok('DELETE', `${base}/flags/color/rules/${rule.id}`);
+      const state = await everything();
+      const res = await api('POST', `${base}/changes/${deleted.id}/revert`);
+      expect([res.status, res.body.code]).toEqual([400, 9]);
+      expect(res.body.message).toContain(`rule "${rule.id}"`);
+      expect(await everything()).toEqual(state);
+    });
+
     it('reverting a delete whose key exists again is refused', async () => {
       await ok('POST', `${base}/flags`, { key: 'again', name: 'A' });
       await ok('DELETE', `${base}/flags/again`);
@@ -366,6 +384,74 @@ describeEachBackend('change log', (backend) => {
       const res = await api('POST', `${base}/changes/${deleted.id}/revert`);
       expect([res.status, res.body.code]).toEqual([400, 9]);
       expect(res.body.message).toContain('exists again');
+    });
+
+    describe('namespaces', () => {
+      const other = '/api/v1/namespaces/hist2';
+      /** A second namespace holding one of everything, like the first. */
+      const fill = async () => {
+        await ok('POST', '/api/v1/namespaces', { key: 'hist2', name: 'History 2', description: 'd' });
+        await ok('POST', `${other}/segments`, { key: 'pro', name: 'Pro', matchType: 'ALL_MATCH_TYPE' });
+        await ok('POST', `${other}/segments/pro/constraints`, {
+          type: 'STRING_COMPARISON_TYPE',
+          property: 'plan',
+          operator: 'eq',
+          value: 'pro',
+        });
+        await ok('POST', `${other}/segments`, { key: 'unused', name: 'Unused' });
+        await ok('POST', `${other}/flags`, { key: 'color', name: 'Color', enabled: true });
+        const red = await ok('POST', `${other}/flags/color/variants`, { key: 'red', name: 'Red' });
+        await ok('PUT', `${other}/flags/color`, { name: 'Color', enabled: true, defaultVariantId: red.id });
+        const rule = await ok('POST', `${other}/flags/color/rules`, { segmentKey: 'pro', rank: 1 });
+        await ok('POST', `${other}/flags/color/rules/${rule.id}/distributions`, { variantId: red.id, rollout: 50 });
+        await ok('POST', `${other}/flags`, { key: 'dark', name: 'Dark', type: 'BOOLEAN_FLAG_TYPE', enabled: true });
+        await ok('POST', `${other}/flags/dark/rollouts`, { rank: 1, segment: { segmentKey: 'pro', value: false } });
+        await ok('POST', `${other}/flags/dark/rollouts`, { rank: 2, threshold: { percentage: 30, value: true } });
+      };
+      const newestOf = async (ns: string) => (await ok('GET', `/api/v1/namespaces/${ns}/changes?limit=1`)).changes[0];
+
+      it('update: the name and description come back', async () => {
+        const before = await ok('GET', '/api/v1/namespaces/hist');
+        await ok('PUT', '/api/v1/namespaces/hist', { name: 'Renamed', description: 'changed' });
+        const res = await api('POST', `${base}/changes/${(await newest()).id}/revert`);
+        expect(res.status).toBe(200);
+        expect(await ok('GET', '/api/v1/namespaces/hist')).toEqual(before);
+      });
+
+      it('a force delete records every flag and segment in one batch; its revert brings all of it back', async () => {
+        await fill();
+        const namespace = await ok('GET', other);
+        const state = await everything(other);
+        const answers = await evaluations('hist2');
+        await ok('DELETE', `${other}?force=true`);
+        const deleted = await newestOf('hist2');
+        expect(deleted).toMatchObject({ resourceType: 'namespace', action: 'deleted' });
+        const batch = (await ok('GET', `${other}/changes?batch=${deleted.batch}&limit=100`)).changes;
+        expect(
+          batch.map((c: { resourceType: string; resourceKey: string }) => `${c.resourceType}:${c.resourceKey}`),
+        ).toEqual(['namespace:hist2', 'flag:dark', 'flag:color', 'segment:unused', 'segment:pro']);
+        expect((await api('GET', other)).status).toBe(404);
+
+        const res = await api('POST', `${other}/changes/${deleted.id}/revert`);
+        expect([res.status, res.body.reverts, res.body.resourceType]).toEqual([200, deleted.id, 'namespace']);
+        expect(await ok('GET', other)).toEqual(namespace);
+        expect(await everything(other)).toEqual(state);
+        expect(await evaluations('hist2')).toEqual(answers);
+
+        // Undoing the revert is a namespace create's revert: refused while the namespace holds anything.
+        const blocked = await api('POST', `${other}/changes/${res.body.id}/revert`);
+        expect([blocked.status, blocked.body.code]).toEqual([400, 9]);
+        expect(blocked.body.message).toContain('2 flag(s) and 2 segment(s)');
+        await ok('DELETE', `${other}?force=true`);
+      });
+
+      it('create: an empty namespace is deleted again', async () => {
+        await ok('POST', '/api/v1/namespaces', { key: 'hist3', name: 'Three' });
+        const created = await newestOf('hist3');
+        const res = await api('POST', `/api/v1/namespaces/hist3/changes/${created.id}/revert`);
+        expect([res.status, res.body.action]).toEqual([200, 'deleted']);
+        expect((await api('GET', '/api/v1/namespaces/hist3')).status).toBe(404);
+      });
     });
 
     it('an unknown change is 404', async () => {
