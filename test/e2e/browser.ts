@@ -95,11 +95,15 @@ export async function launchBrowser(viewport = { width: 1280, height: 800 }): Pr
   };
 }
 
-/** A full-page screenshot at test-results/e2e/<name>.png. */
-export async function screenshot(page: Page, name: string): Promise<void> {
+/**
+ * A full-page screenshot at test-results/e2e/<name>.png. `streaming`: the page holds a change stream
+ * open, so it never goes network-idle; it is given a moment to settle instead.
+ */
+export async function screenshot(page: Page, name: string, { streaming = false } = {}): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   // Let notices and transitions settle so the picture shows the state, not an animation frame.
-  await page.waitForLoadState('networkidle');
+  if (streaming) await page.waitForTimeout(500);
+  else await page.waitForLoadState('networkidle');
   // The sidebar is sticky: from the top, a full-page picture shows it where a person sees it.
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });

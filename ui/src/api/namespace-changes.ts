@@ -1,47 +1,81 @@
 // Keeps an open page current when someone else changes its namespace: reads the native change stream
 // (GET /internal/v1/evaluation/snapshot/namespace/{ns}/events, on with ofrep.event_streams.enabled)
 // through fetch, so the session's bearer token travels in a header, and refetches the namespace's
-// queries on every change. When the stream is off (404) or fails, nothing happens: the page works as
-// it always did.
+// queries on every change. A stream that ends (a server restart, a network drop) is reopened after a
+// growing pause, naming the last revision seen (Last-Event-ID): the server then sends one message if
+// the namespace changed meanwhile and nothing if not. Streams off (404) or a refused token (401/403)
+// stop it for good: the page works as it always did.
 
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { getToken } from './client.js';
+import { takeEvents } from './sse-events.js';
+
+const FIRST_PAUSE_MS = 1_000;
+const MAX_PAUSE_MS = 30_000;
+
+/** How one stream ended: reopen it, or never again (streams off, token refused). */
+type Ending = 'reopen' | 'stop';
 
 export function useNamespaceChanges(ns: string): void {
   const queryClient = useQueryClient();
   useEffect(() => {
     const abort = new AbortController();
-    const listen = async () => {
+    const url = `/internal/v1/evaluation/snapshot/namespace/${encodeURIComponent(ns)}/events`;
+    const refetch = () => void queryClient.invalidateQueries({ predicate: (query) => query.queryKey[1] === ns });
+    let lastId: string | undefined;
+    let opened = false;
+    let pause = FIRST_PAUSE_MS;
+
+    const follow = async (): Promise<Ending> => {
       const token = getToken();
-      const res = await fetch(`/internal/v1/evaluation/snapshot/namespace/${encodeURIComponent(ns)}/events`, {
-        headers: token ? { authorization: `Bearer ${token}` } : {},
-        signal: abort.signal,
-      });
-      if (!res.ok || !res.body) return;
+      const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+      if (lastId !== undefined) headers['last-event-id'] = lastId;
+      const res = await fetch(url, { headers, signal: abort.signal });
+      if ([401, 403, 404].includes(res.status)) return 'stop';
+      if (!res.ok || !res.body) return 'reopen';
+      // Only the very first stream's opening message is old news: it names the revision current when
+      // the page had just read its data. Later, every message is a change this page has not seen.
+      let skip = !opened;
+      opened = true;
+      pause = FIRST_PAUSE_MS;
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = '';
-      // The first message names the revision current when the stream opened: the page has just read it.
-      let first = true;
       for (;;) {
         const { value, done } = await reader.read();
-        if (done) return;
-        buffer += value;
-        for (let cut = buffer.indexOf('\n\n'); cut >= 0; cut = buffer.indexOf('\n\n')) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          if (!/^data: /m.test(block)) continue;
-          if (first) {
-            first = false;
-            continue;
-          }
-          void queryClient.invalidateQueries({ predicate: (query) => query.queryKey[1] === ns });
+        if (done) return 'reopen';
+        const { events, rest } = takeEvents(buffer + value);
+        buffer = rest;
+        for (const event of events) {
+          if (event.id !== undefined) lastId = event.id;
+          if (skip) skip = false;
+          else refetch();
         }
       }
     };
-    listen().catch(() => {
-      // Aborted on leaving the page, or the stream failed: the page keeps what it has.
-    });
+
+    const run = async () => {
+      while (!abort.signal.aborted) {
+        // A failed fetch or a cut connection is met like a stream the server ended.
+        const ending = await follow().catch((): Ending => 'reopen');
+        if (ending === 'stop' || abort.signal.aborted) return;
+        await sleep(pause, abort.signal);
+        pause = Math.min(pause * 2, MAX_PAUSE_MS);
+      }
+    };
+    void run();
     return () => abort.abort();
   }, [ns, queryClient]);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const wake = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', wake);
+      resolve();
+    };
+    const timer = setTimeout(wake, ms);
+    signal.addEventListener('abort', wake);
+  });
 }

@@ -21,6 +21,18 @@ export function FlagDetailsForm({ flag }: { flag: Flag }) {
   const [metadata, setMetadata] = useState(metadataText(flag));
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  // The flag as the form last took it in. When it is refetched changed (someone else saved it), an
+  // untouched form shows the new values: left as they were, they would count as unsaved edits and a
+  // save would quietly put the old text back.
+  const [shown, setShown] = useState(flag);
+  if (flag !== shown) {
+    if (name === shown.name && description === shown.description && metadata === metadataText(shown)) {
+      setName(flag.name);
+      setDescription(flag.description);
+      setMetadata(metadataText(flag));
+    }
+    setShown(flag);
+  }
 
   const dirty = name !== flag.name || description !== flag.description || metadata !== metadataText(flag);
   useUnsavedChanges(dirty);
