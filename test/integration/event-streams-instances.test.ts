@@ -1,7 +1,7 @@
 // Two real Vexil processes on one PostgreSQL database (issue 29): a write taken by A reaches the
 // event streams held by B, through each way an instance hears of another's writes — the Redis
 // revisions channel (B's revision poll set to an hour, so only the channel can tell it) and the
-// revision poll (every second, no Redis). Over 50 changes each, the time from A's answer to B's
+// revision poll (every second, no Redis). Over 15 changes each (50 with VEXIL_TEST_STREAM_CHANGES), the time from A's answer to B's
 // message is printed (median and max); a message that never comes fails the test.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,9 @@ import { type Backend, createTestDatabase, type TestDatabase, testBackends } fro
 import { type RunningVexil, startVexil } from '../helpers/process.js';
 import { openSse, type SseReader } from '../helpers/sse.js';
 
-const CHANGES = 50;
+// 15 keeps the suite short; the note's and docs/performance.md's figures are from 50
+// (VEXIL_TEST_STREAM_CHANGES=50).
+const CHANGES = Number(process.env.VEXIL_TEST_STREAM_CHANGES ?? 15);
 const postgres = testBackends().find((b) => b.name === 'postgres' && !b.skipReason);
 const redisUrl = process.env.VEXIL_TEST_REDIS_URL;
 
