@@ -3,10 +3,11 @@
 // test-results/.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { inject } from 'vitest';
 import { ROOT } from '../helpers/process.js';
 
 export const CHROMIUM = process.env.VEXIL_TEST_CHROMIUM || '/usr/bin/chromium';
@@ -22,13 +23,46 @@ export const SCREENSHOTS = join(ROOT, 'test-results', 'e2e');
 
 let built = false;
 
+/** Blocks this worker for `ms` (the build below is synchronous, and so is waiting for another's). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 /**
  * Builds the dashboard into ui/dist, so the server under test serves the current source. The build
  * goes to a temp folder first and is swapped in, so a server running meanwhile never sees a half-empty
- * ui/dist. Once per test process.
+ * ui/dist. Once per `vitest run`: the first file to ask builds (holding a lock directory named for the
+ * run) and marks ui/dist as built for the run; the others wait for the mark. A build that fails
+ * leaves no mark, so the next file tries again and reports its own failure.
  */
 export function buildDashboard(): void {
   if (built) return;
+  const run = inject('testRunId') ?? `pid-${process.pid}`;
+  const dist = join(ROOT, 'ui', 'dist');
+  const mark = join(dist, `.built-for-${run}`);
+  const lock = join(tmpdir(), `vexil-dashboard-build-${run}`);
+  for (;;) {
+    if (existsSync(mark)) {
+      built = true;
+      return;
+    }
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      sleepSync(250);
+    }
+  }
+  try {
+    if (!existsSync(mark)) buildInto(dist);
+    writeFileSync(mark, '');
+    built = true;
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function buildInto(dist: string): void {
   const staging = `.dist-e2e-${process.pid}`;
   // The dashboard compiles against types generated from the server's /openapi.json: regenerate
   // them first, so an e2e run sees the API as it is.
@@ -44,12 +78,10 @@ export function buildDashboard(): void {
     { cwd: ROOT, encoding: 'utf8', timeout: 120_000 },
   );
   if (result.status !== 0) throw new Error(`vite build failed: ${result.stderr || result.stdout || result.error}`);
-  const dist = join(ROOT, 'ui', 'dist');
   const old = join(ROOT, 'ui', `.dist-old-${process.pid}`);
   if (existsSync(dist)) renameSync(dist, old);
   renameSync(join(ROOT, 'ui', staging), dist);
   rmSync(old, { recursive: true, force: true });
-  built = true;
 }
 
 export interface Browser {
