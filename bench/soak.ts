@@ -10,12 +10,15 @@
 // Options: --flags N (50) --duration S (120) --connections C (20) --writes W (per second, 4)
 //          --interval S (10) --rss-limit MiB (192: the summary says whether the peak stayed under it)
 //          --node-option OPT (extra Node option for the server, repeatable: to try heap settings)
+//          --memory-limit MiB (runs the soaked server in a cgroup with that memory limit, as a container
+//          runtime would, and reports the group's peak and OOM kills; needs root)
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NODE_ENVIRONMENT, NODE_FLAGS } from '../src/runtime/runtime-flags.js';
+import { createMemoryGroup, type MemoryGroup } from './memory-cgroup.js';
 import { seedBenchmark } from './seed.js';
 import { compileServer, freePort, ROOT, stop, waitHealthy } from './server-process.js';
 
@@ -27,6 +30,7 @@ interface Options {
   interval: number;
   rssLimit: number;
   nodeOptions: string[];
+  memoryLimit: number;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -50,6 +54,7 @@ function parseOptions(argv: string[]): Options {
     interval: int('interval', 10, 1),
     rssLimit: int('rss-limit', 192, 1),
     nodeOptions,
+    memoryLimit: int('memory-limit', 0, 0),
   };
 }
 
@@ -59,11 +64,14 @@ async function main(): Promise<void> {
   const httpPort = await freePort();
   const baseUrl = `http://127.0.0.1:${httpPort}`;
   let server: ChildProcess | undefined;
+  let group: MemoryGroup | undefined;
   let output = '';
   try {
     const main = compileServer(join(dir, 'dist'));
-    const start = async (): Promise<ChildProcess> => {
-      const child = spawn(process.execPath, [...NODE_FLAGS, ...options.nodeOptions, main, 'serve'], {
+    const start = async (group?: MemoryGroup): Promise<ChildProcess> => {
+      const command: [string, string[]] = [process.execPath, [...NODE_FLAGS, ...options.nodeOptions, main, 'serve']];
+      const [file, args] = group ? group.wrap(...command) : command;
+      const child = spawn(file, args, {
         cwd: ROOT,
         env: {
           ...process.env,
@@ -89,13 +97,16 @@ async function main(): Promise<void> {
     server = await start();
     const seeded = await seedBenchmark(baseUrl, options.flags);
     await stop(server, 15_000);
-    server = await start();
+    // Seeding runs outside the limit: the soak measures the server as it serves.
+    if (options.memoryLimit > 0) group = createMemoryGroup(`vexil-soak-${process.pid}`, options.memoryLimit);
+    server = await start(group);
     console.log(
       `vexil soak: ${options.flags} flags, ${options.connections} connections, ${options.writes} writes/s, ` +
         `${options.duration} s; server options ${[...NODE_FLAGS, ...options.nodeOptions].join(' ')} ` +
         `${Object.entries(NODE_ENVIRONMENT)
           .map(([k, v]) => `${k}=${v}`)
-          .join(' ')}. Throughput is noisy on a shared machine; RSS is the figure that matters.`,
+          .join(' ')}${group ? `; in a cgroup limited to ${options.memoryLimit} MiB` : ''}. ` +
+        'Throughput is noisy on a shared machine; RSS is the figure that matters.',
     );
     const load = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'soak-load.ts')], {
       cwd: ROOT,
@@ -116,10 +127,19 @@ async function main(): Promise<void> {
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     const code = await new Promise<number | null>((resolve) => load.on('exit', resolve));
+    if (group) {
+      const peak = group.peakBytes();
+      console.log(
+        `container: limit ${options.memoryLimit} MiB, peak charged ${peak === undefined ? '?' : (peak / 2 ** 20).toFixed(1)} MiB ` +
+          `(resident memory and page cache, as the kernel counts it), OOM kills ${group.oomKills()}`,
+      );
+      if (group.oomKills() > 0) process.exitCode = 1;
+    }
     if (server.exitCode !== null) throw new Error(`server exited during the soak with ${server.exitCode}: ${output}`);
     if (code !== 0) process.exitCode = code ?? 1;
   } finally {
     await stop(server, 15_000);
+    group?.remove();
     rmSync(dir, { recursive: true, force: true });
   }
 }

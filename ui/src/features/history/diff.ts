@@ -32,6 +32,7 @@ const LABELS: Record<string, string> = {
   variantId: 'Variant',
   defaultVariant: 'Default variant',
   rollout: 'Percentage',
+  isDefault: "Flag's default",
 };
 
 export function fieldLabel(name: string): string {
