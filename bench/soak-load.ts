@@ -18,7 +18,7 @@ interface SoakConfig {
   variantFlags: string[];
 }
 
-const config = JSON.parse(process.env.SOAK ?? '{}') as SoakConfig;
+const config = JSON.parse(readFileSync(process.env.SOAK_CONFIG ?? '', 'utf8')) as SoakConfig;
 
 function rssMiB(): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${config.pid}/status`, 'utf8'));

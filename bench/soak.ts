@@ -14,7 +14,7 @@
 //          runtime would, and reports the group's peak and OOM kills; needs root)
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NODE_ENVIRONMENT, NODE_FLAGS } from '../src/runtime/runtime-flags.js';
@@ -108,21 +108,27 @@ async function main(): Promise<void> {
           .join(' ')}${group ? `; in a cgroup limited to ${options.memoryLimit} MiB` : ''}. ` +
         'Throughput is noisy on a shared machine; RSS is the figure that matters.',
     );
+    const configFile = join(dir, 'soak.json');
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        baseUrl,
+        pid: server.pid,
+        duration: options.duration,
+        connections: options.connections,
+        writes: options.writes,
+        interval: options.interval,
+        rssLimit: options.rssLimit,
+        booleanFlags: seeded.booleanFlags,
+        variantFlags: seeded.variantFlags,
+      }),
+    );
     const load = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'soak-load.ts')], {
       cwd: ROOT,
       env: {
         ...process.env,
-        SOAK: JSON.stringify({
-          baseUrl,
-          pid: server.pid,
-          duration: options.duration,
-          connections: options.connections,
-          writes: options.writes,
-          interval: options.interval,
-          rssLimit: options.rssLimit,
-          booleanFlags: seeded.booleanFlags,
-          variantFlags: seeded.variantFlags,
-        }),
+        // A file, not the value itself: 10,000 flag keys are more than one environment variable may hold.
+        SOAK_CONFIG: configFile,
       },
       stdio: ['ignore', 'inherit', 'inherit'],
     });

@@ -7,7 +7,7 @@ import type { ChangeActor } from '../domain/changes.js';
 import { NotFoundError } from '../domain/errors.js';
 import { insertChanges, type NewChange } from '../storage/changes.js';
 import type { Database } from '../storage/schema.js';
-import { bumpRevision, inTransaction, readRevisionTag, type Tx } from '../storage/transaction.js';
+import { bumpRevision, bumpRevisionTag, inTransaction, type Tx } from '../storage/transaction.js';
 import { ChangeRecorder, type RecordedChanges, type RecorderOptions, UNKNOWN_ACTOR } from './change-recorder.js';
 import type { ChangeFeed } from './changes.js';
 
@@ -97,12 +97,15 @@ export async function runWrite<T>(
     ctx,
     async (tx, changes) => {
       const value = await work(tx, changes);
-      if (!(await bumpRevision(tx, namespaceKey))) throw new NotFoundError(`namespace "${namespaceKey}"`);
       const receipt = writeReceipts.getStore();
       if (receipt) {
-        // Read back inside the transaction: exactly this write's revision, even beside concurrent writes.
+        // Taken inside the transaction: exactly this write's revision, even beside concurrent writes.
+        const revision = await bumpRevisionTag(tx, namespaceKey);
+        if (revision === undefined) throw new NotFoundError(`namespace "${namespaceKey}"`);
         receipt.namespaceKey = namespaceKey;
-        receipt.revision = await readRevisionTag(tx, namespaceKey);
+        receipt.revision = revision;
+      } else if (!(await bumpRevision(tx, namespaceKey))) {
+        throw new NotFoundError(`namespace "${namespaceKey}"`);
       }
       return value;
     },

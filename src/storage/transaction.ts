@@ -73,6 +73,25 @@ export async function bumpRevision(tx: Tx, namespaceKey: string): Promise<boolea
 }
 
 /**
+ * bumpRevision, answering the revision tag the write leaves behind (undefined when the namespace does
+ * not exist). One statement where the database returns what an UPDATE changed (PostgreSQL, CockroachDB,
+ * SQLite): a write that tells its client its revision pays no extra round trip for it. MySQL and
+ * MariaDB cannot, and read it back.
+ */
+export async function bumpRevisionTag(tx: Tx, namespaceKey: string): Promise<string | undefined> {
+  if (!tx.getExecutor().adapter.supportsReturning) {
+    return (await bumpRevision(tx, namespaceKey)) ? readRevisionTag(tx, namespaceKey) : undefined;
+  }
+  const row = await tx
+    .updateTable('namespaces')
+    .set({ revision: sql<number>`revision + 1`, state_modified_at: writeTime() })
+    .where('key', '=', namespaceKey)
+    .returning(['revision', 'created_at'])
+    .executeTakeFirst();
+  return row ? revisionTag(row.created_at, row.revision) : undefined;
+}
+
+/**
  * The namespace's revision tag (the same opaque tag its snapshots carry), or undefined when it does not
  * exist: one indexed read. Inside a write's transaction it sees the revision that write left behind.
  */

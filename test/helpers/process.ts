@@ -32,10 +32,7 @@ export interface RunningVexil {
 }
 
 export interface StartOptions {
-  /**
-   * Node options before the program (a `--require` preload, say): the program then runs in one node
-   * process with tsx's loader (`node <nodeArgs> --import tsx`), not under the tsx command.
-   */
+  /** Node options before the program (a `--require` preload, say): `node <nodeArgs> --import tsx main.ts`. */
   nodeArgs?: string[];
   /** Listen on this HTTP port instead of a free one (a restart on the port clients know). */
   httpPort?: number;
@@ -51,10 +48,10 @@ export async function startVexil(
 ): Promise<RunningVexil> {
   const httpPort = options.httpPort ?? (await freePort());
   const grpcPort = await freePort();
-  const [command, commandArgs] = options.nodeArgs
-    ? [process.execPath, [...options.nodeArgs, '--import', 'tsx', MAIN, ...args]]
-    : [TSX, [MAIN, ...args]];
-  const child = spawn(command, commandArgs, {
+  // One node process with tsx's loader, not the tsx command: that one runs the program in a child
+  // of its own, so a SIGKILL (a crash the test means to cause) would kill the wrapper and leave the
+  // program running.
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', MAIN, ...args], {
     cwd: ROOT,
     env: {
       ...process.env,
