@@ -157,27 +157,30 @@ export class HistoryService {
     const gone = (type: string) =>
       parts.filter((p) => p.namespaceKey === key && p.resourceType === type && p.action === 'deleted');
     // Segments before flags: rules and rollouts refer to them.
-    for (const part of gone('segment')) {
-      await restore.insertSegment(tx, part.before as Segment);
-      const after = await this.states.segment(tx, key, part.resourceKey);
-      changes.record({
-        namespaceKey: key,
-        resourceType: 'segment',
-        resourceKey: part.resourceKey,
-        action: 'created',
-        after,
-      });
-    }
-    for (const part of gone('flag')) {
-      await restore.insertFlag(tx, part.before as FlagState);
-      const after = await this.states.fullFlag(tx, key, part.resourceKey);
-      changes.record({
-        namespaceKey: key,
-        resourceType: 'flag',
-        resourceKey: part.resourceKey,
-        action: 'created',
-        after,
-      });
+    const kinds = [
+      {
+        type: 'segment',
+        insert: (state: unknown) => restore.insertSegment(tx, state as Segment),
+        read: (k: string) => this.states.segment(tx, key, k),
+      },
+      {
+        type: 'flag',
+        insert: (state: unknown) => restore.insertFlag(tx, state as FlagState),
+        read: (k: string) => this.states.fullFlag(tx, key, k),
+      },
+    ] as const;
+    for (const kind of kinds) {
+      for (const part of gone(kind.type)) {
+        await kind.insert(part.before);
+        const after = await kind.read(part.resourceKey);
+        changes.record({
+          namespaceKey: key,
+          resourceType: kind.type,
+          resourceKey: part.resourceKey,
+          action: 'created',
+          after,
+        });
+      }
     }
     // Last, so it is the newest change of the revert: the one the revert answers with.
     changes.record({ ...subject, action: 'created', after: await this.states.namespace(tx, key) });
