@@ -24,7 +24,7 @@ export function ActivityPage({ ns }: { ns: string }) {
           <label htmlFor="activity-type-filter">Resource</label>
           <select id="activity-type-filter" value={type} onChange={(e) => setSearchParams({ type: e.target.value })}>
             <option value="">All resources</option>
-            {RESOURCE_TYPES.filter((t) => t !== 'namespace' && t !== 'token').map((t) => (
+            {RESOURCE_TYPES.filter((t) => t !== 'token').map((t) => (
               <option key={t} value={t}>
                 {resourceNoun(t)}
               </option>

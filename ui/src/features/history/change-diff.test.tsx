@@ -123,7 +123,7 @@ describe('labels', () => {
       'Constraint on "plan" in segment "beta" created',
       true,
     ],
-    [{ resourceType: 'namespace', resourceKey: 'shop', action: 'created' }, 'Namespace "shop" created', false],
+    [{ resourceType: 'namespace', resourceKey: 'shop', action: 'created' }, 'Namespace "shop" created', true],
     [{ resourceType: 'token', resourceKey: 't9', namespaceKey: undefined, action: 'deleted' }, 'Token deleted', false],
   ])('%j reads "%s" (revertible: %s)', (overrides, summary, revertible) => {
     const c = change(overrides);

@@ -109,7 +109,7 @@ export function changeOwner(change: Change): { kind: 'flag' | 'segment'; key: st
   }
 }
 
-/** The server refuses namespace and token reverts; the button is not offered for them. */
+/** The server refuses token reverts (no secret is kept to give back); the button is not offered for them. */
 export function canRevert(change: Change): boolean {
-  return change.namespaceKey !== undefined && change.resourceType !== 'namespace' && change.resourceType !== 'token';
+  return change.namespaceKey !== undefined && change.resourceType !== 'token';
 }
