@@ -7,7 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    maxWorkers: 3,
+    maxWorkers: 2,
     reporters: ['default'],
     sequence: { sequencer: SlowFirstSequencer },
     globalSetup: ['test/run-id.ts'],

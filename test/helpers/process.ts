@@ -5,7 +5,6 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = `${ROOT}node_modules/.bin/tsx`;
 const MAIN = `${ROOT}src/main.ts`;
 
 export async function freePort(): Promise<number> {
@@ -102,7 +101,8 @@ export async function startVexil(
 
 /** Runs a `vexil` command to completion (`input`: its stdin). */
 export function runVexil(args: string[], env: Record<string, string> = {}, input?: string) {
-  const result = spawnSync(TSX, [MAIN, ...args], {
+  // One node process with tsx's loader, as startVexil: the tsx command would start a second one.
+  const result = spawnSync(process.execPath, ['--import', 'tsx', MAIN, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     encoding: 'utf8',

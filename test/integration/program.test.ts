@@ -13,7 +13,8 @@ const dir = mkdtempSync(join(tmpdir(), 'vexil-program-'));
 const dbUrl = `file:${join(dir, 'vexil.db')}`;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('the vexil program', () => {
+// Each test starts the program one to three times in a row: on a loaded machine one start can take 10 s.
+describe('the vexil program', { timeout: 120_000 }, () => {
   it('serves, answers health on HTTP and gRPC, stops on SIGTERM and keeps its data', async () => {
     const first = await startVexil({ VEXIL_DB_URL: dbUrl });
     try {
