@@ -329,8 +329,14 @@ describeEachBackend('audit sinks', (backend) => {
     expect(createHmac('sha256', SECRET).update(`${first.body} `).digest('hex')).not.toBe(
       first.headers['x-flipt-webhook-signature'],
     );
-    expect(await metricsText(t.app)).toMatch(
-      /vexil_audit_webhook_deliveries_total\{sink="webhook",result="delivered"\} 9/,
+    // The counter moves when the sender has read the receiver's answer, a moment after the
+    // receiver saw the body: wait for it rather than read it once.
+    const app = t.app;
+    await waitFor('nine deliveries counted', async () =>
+      /vexil_audit_webhook_deliveries_total\{sink="webhook",result="delivered"\} 9\n/.test(await metricsText(app)),
+    );
+    expect(await metricsText(app)).toMatch(
+      /vexil_audit_webhook_deliveries_total\{sink="webhook",result="delivered"\} 9\n/,
     );
   });
 
