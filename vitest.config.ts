@@ -10,6 +10,6 @@ export default defineConfig({
     maxWorkers: 2,
     reporters: ['default'],
     sequence: { sequencer: SlowFirstSequencer },
-    globalSetup: ['test/run-id.ts'],
+    globalSetup: ['test/global-setup.ts'],
   },
 });

@@ -3,9 +3,20 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const MAIN = `${ROOT}src/main.ts`;
+
+/**
+ * The node arguments that run `vexil`: the program the global setup compiled for this run
+ * (test/global-setup.ts). Plain `node <file>`, one process, so a SIGKILL a test sends reaches the
+ * program itself.
+ */
+export function programArgs(): string[] {
+  const main = inject('programMain');
+  if (!main) throw new Error('no compiled program: run the tests through vitest (test/global-setup.ts builds it)');
+  return [main];
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -31,7 +42,7 @@ export interface RunningVexil {
 }
 
 export interface StartOptions {
-  /** Node options before the program (a `--require` preload, say): `node <nodeArgs> --import tsx main.ts`. */
+  /** Node options before the program (a `--require` preload, say): `node <nodeArgs> main.js`. */
   nodeArgs?: string[];
   /** Listen on this HTTP port instead of a free one (a restart on the port clients know). */
   httpPort?: number;
@@ -47,10 +58,7 @@ export async function startVexil(
 ): Promise<RunningVexil> {
   const httpPort = options.httpPort ?? (await freePort());
   const grpcPort = await freePort();
-  // One node process with tsx's loader, not the tsx command: that one runs the program in a child
-  // of its own, so a SIGKILL (a crash the test means to cause) would kill the wrapper and leave the
-  // program running.
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', MAIN, ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...programArgs(), ...args], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -101,8 +109,7 @@ export async function startVexil(
 
 /** Runs a `vexil` command to completion (`input`: its stdin). */
 export function runVexil(args: string[], env: Record<string, string> = {}, input?: string) {
-  // One node process with tsx's loader, as startVexil: the tsx command would start a second one.
-  const result = spawnSync(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  const result = spawnSync(process.execPath, [...programArgs(), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     encoding: 'utf8',

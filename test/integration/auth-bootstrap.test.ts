@@ -11,6 +11,7 @@ import { tokenCreateInput } from '../../src/cli/token.js';
 import { loadConfig } from '../../src/config/load.js';
 import { bearer, call } from '../helpers/app.js';
 import { createTestDatabase, describeEachBackend, type TestDatabase } from '../helpers/backends.js';
+import { programArgs } from '../helpers/process.js';
 import { eventually } from './cache-support.js';
 
 const run = promisify(execFile);
@@ -118,7 +119,7 @@ describe('vexil token command', () => {
     const database = await createTestDatabase(backend);
     const env = { ...process.env, VEXIL_DB_URL: database.url, VEXIL_LOG_LEVEL: 'warn' };
     const vexil = (...args: string[]) =>
-      run('node', ['--import', 'tsx', 'src/main.ts', 'token', ...args], { env, cwd: process.cwd() });
+      run(process.execPath, [...programArgs(), 'token', ...args], { env, cwd: process.cwd() });
     let app: App | undefined;
     try {
       const created = JSON.parse(
@@ -175,7 +176,7 @@ describe('vexil token command', () => {
       await app?.close();
       await database.drop();
     }
-    // Five processes of the real program, each compiled by tsx as it starts: seconds apiece on a busy machine.
+    // Five processes of the real program, one after the other: seconds apiece on a busy machine.
   }, 90_000);
 });
 

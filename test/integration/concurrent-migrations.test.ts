@@ -18,7 +18,7 @@ import {
   type TestDatabase,
   testBackends,
 } from '../helpers/backends.js';
-import { ROOT } from '../helpers/process.js';
+import { programArgs, ROOT } from '../helpers/process.js';
 
 const ALL_MIGRATIONS = [
   '001-initial-schema',
@@ -34,7 +34,7 @@ function vexil(
   env: Record<string, string>,
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(`${ROOT}node_modules/.bin/tsx`, [`${ROOT}src/main.ts`, ...args], {
+    const child = spawn(process.execPath, [...programArgs(), ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
