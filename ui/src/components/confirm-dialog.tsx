@@ -1,8 +1,9 @@
 // A modal confirmation for destructive actions (native <dialog>: focus is trapped, Escape cancels).
 // The action's error is shown inside the dialog, next to the button that caused it.
 
-import { type ReactNode, useEffect, useRef, useState } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
 import { ErrorNote } from './error-note.js';
+import { useModalDialog } from './use-modal-dialog.js';
 
 interface ConfirmDialogProps {
   open: boolean;
@@ -16,30 +17,14 @@ interface ConfirmDialogProps {
 }
 
 export function ConfirmDialog({ open, title, children, confirmLabel, onConfirm, onClose, extra }: ConfirmDialogProps) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const { ref, close } = useModalDialog(open, onClose);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
 
+  // Each opening starts without the last attempt's error.
   useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) {
-      setError(null);
-      if (typeof dialog.showModal === 'function') dialog.showModal();
-      else dialog.setAttribute('open', '');
-    } else if (!open && dialog.open) {
-      if (typeof dialog.close === 'function') dialog.close();
-      else dialog.removeAttribute('open');
-    }
+    if (open) setError(null);
   }, [open]);
-
-  // Closing through the element lets the browser return focus to the button that opened it; its
-  // `close` event then tells the parent.
-  const close = () => {
-    const dialog = ref.current;
-    if (dialog?.open && typeof dialog.close === 'function') dialog.close();
-    else onClose();
-  };
 
   const confirm = async () => {
     setBusy(true);

@@ -3,9 +3,10 @@
 // signing out) this is the whole page; when a token stops working mid-session it is a modal over the
 // page, so nothing the operator was typing is lost and the action can be retried after signing in.
 
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { ErrorNote } from '../../components/error-note.js';
 import { TextField } from '../../components/field.js';
+import { useModalDialog } from '../../components/use-modal-dialog.js';
 import { useAuth } from './auth-context.js';
 
 function LoginForm({ titleId }: { titleId: string }) {
@@ -66,14 +67,7 @@ export function LoginScreen() {
 }
 
 export function LoginDialog() {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) {
-      if (typeof dialog.showModal === 'function') dialog.showModal();
-      else dialog.setAttribute('open', '');
-    }
-  }, []);
+  const { ref } = useModalDialog(true);
   return (
     // Escape does not dismiss it: without a token every call would fail again.
     <dialog

@@ -6,6 +6,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { ErrorNote } from '../../components/error-note.js';
 import { useNotify } from '../../components/notices.js';
+import { useModalDialog } from '../../components/use-modal-dialog.js';
 import { ChangeDiff } from './change-diff.js';
 import { changeSummary } from './describe.js';
 import type { DiffContext } from './diff.js';
@@ -25,7 +26,7 @@ export function RevertButton({ change, context }: { change: Change; context?: Di
 }
 
 function RevertDialog({ change, context, onClose }: { change: Change; context?: DiffContext; onClose: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const { ref, close } = useModalDialog(true, onClose);
   const resultRef = useRef<HTMLHeadingElement>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -34,23 +35,10 @@ function RevertDialog({ change, context, onClose }: { change: Change; context?: 
   const notify = useNotify();
   const ns = change.namespaceKey ?? '';
 
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog || dialog.open) return;
-    if (typeof dialog.showModal === 'function') dialog.showModal();
-    else dialog.setAttribute('open', '');
-  }, []);
-
   // The outcome replaces the question; focus follows it so a screen reader announces it.
   useEffect(() => {
     if (result) resultRef.current?.focus();
   }, [result]);
-
-  const close = () => {
-    const dialog = ref.current;
-    if (dialog?.open && typeof dialog.close === 'function') dialog.close();
-    else onClose();
-  };
 
   const confirm = async () => {
     setBusy(true);

@@ -2,8 +2,9 @@
 // flags and segments, and the namespaces. A native <dialog> (focus stays inside, Escape closes) with
 // a combobox and its listbox, driven by the arrow keys and Enter.
 
-import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { type KeyboardEvent, useEffect, useId, useMemo, useState } from 'react';
 import { useFlags, useNamespaces, useSegments } from '../../api/queries.js';
+import { useModalDialog } from '../../components/use-modal-dialog.js';
 import { navigate, paths } from '../../lib/router.js';
 import { useAuth } from '../auth/auth-context.js';
 import { filterPalette, type PaletteItem } from './palette-items.js';
@@ -58,7 +59,7 @@ export function CommandPalette({ ns }: { ns: string }) {
   const [open, setOpen] = useState(false);
   const [query, setQuery] = useState('');
   const [active, setActive] = useState(0);
-  const dialog = useRef<HTMLDialogElement>(null);
+  const { ref: dialog } = useModalDialog(open);
   const listId = useId();
   const items = usePaletteItems(ns, open);
   const shown = useMemo(() => filterPalette(items, query), [items, query]);
@@ -79,14 +80,12 @@ export function CommandPalette({ ns }: { ns: string }) {
     };
   }, []);
 
+  // Each opening starts with an empty query.
   useEffect(() => {
-    const d = dialog.current;
-    if (!d) return;
-    if (open && !d.open) {
+    if (open) {
       setQuery('');
       setActive(0);
-      d.showModal?.();
-    } else if (!open && d.open) d.close();
+    }
   }, [open]);
 
   const go = (item: PaletteItem | undefined) => {

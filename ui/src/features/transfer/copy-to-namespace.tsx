@@ -4,10 +4,11 @@
 // (a rule whose segment the target lacks, when segments are not copied too) is listed before
 // anything is written.
 
-import { useEffect, useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
 import * as api from '../../api/api.js';
 import { useNamespaces } from '../../api/queries.js';
 import { useNotify } from '../../components/notices.js';
+import { useModalDialog } from '../../components/use-modal-dialog.js';
 import { Link, paths } from '../../lib/router.js';
 import { useAuth } from '../auth/auth-context.js';
 import { PreviewFooter, usePreviewedImport } from '../namespaces/namespace-transfer.js';
@@ -165,11 +166,7 @@ export function CopyToNamespace(props: CopyProps) {
 
 /** The panel in a modal dialog, so it fits any page header (focus kept inside, Escape closes). */
 function CopyDialog(props: CopyProps & { onClose: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal?.();
-  }, []);
+  const { ref, close } = useModalDialog(true, props.onClose);
   return (
     <dialog
       ref={ref}
@@ -177,7 +174,7 @@ function CopyDialog(props: CopyProps & { onClose: () => void }) {
       aria-label={`Copy ${props.kind} ${props.itemKey}`}
       onClose={props.onClose}
     >
-      <CopyPanel {...props} onClose={() => ref.current?.close()} />
+      <CopyPanel {...props} onClose={close} />
     </dialog>
   );
 }
