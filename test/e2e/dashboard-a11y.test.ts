@@ -7,14 +7,11 @@
 // the whole walk is recorded: the dashboard may only talk to the documented public API and fetch its
 // own assets.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningVexil, startVexil } from '../helpers/process.js';
 import { type Browser, browserSkipReason, buildDashboard, launchBrowser, screenshot } from './browser.js';
+import { callApi, type E2eServer, requireTokens, startE2eServer } from './server.js';
 
 const skipReason = browserSkipReason();
 const suite = skipReason ? describe.skip : describe;
@@ -165,33 +162,17 @@ function describeViolations(
 }
 
 suite(title('dashboard: accessibility (axe, WCAG 2.2 A/AA) and public-API-only traffic'), () => {
-  let vexil: RunningVexil;
-  let dir: string;
+  let server: E2eServer | undefined;
   let browser: Browser;
   let base: string;
   const requests: { url: string; type: string; method: string }[] = [];
 
-  async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(base + path, {
-      method,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-    return JSON.parse(text) as T;
-  }
+  const api = <T>(method: string, path: string, body?: unknown) => callApi<T>(base, method, path, body, TOKEN);
 
   beforeAll(async () => {
     buildDashboard();
-    dir = mkdtempSync(join(tmpdir(), 'vexil-e2e-a11y-'));
-    vexil = await startVexil({
-      VEXIL_DB_URL: `file:${join(dir, 'vexil.db')}`,
-      VEXIL_AUTHENTICATION_REQUIRED: 'true',
-      VEXIL_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
-      VEXIL_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: TOKEN,
-    });
-    base = vexil.baseUrl;
+    server = await startE2eServer('a11y', requireTokens(TOKEN));
+    base = server.base;
     await api('POST', '/api/v1/namespaces', { key: 'team', name: 'Team', description: 'The team namespace' });
     await api('POST', '/api/v1/namespaces', { key: 'empty', name: 'Empty' });
     const ns = '/api/v1/namespaces/default';
@@ -241,8 +222,7 @@ suite(title('dashboard: accessibility (axe, WCAG 2.2 A/AA) and public-API-only t
 
   afterAll(async () => {
     await browser?.close();
-    await vexil?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await server?.stop();
   });
 
   // Both themes at desktop width, where every colour is checked; the phone layout in the light theme,

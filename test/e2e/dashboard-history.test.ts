@@ -5,13 +5,10 @@
 // refuses (the segment an old rule used is gone) shows the server's message and changes nothing.
 // Screenshots land in test-results/e2e/ (history-*.png): light, dark and phone-sized.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningVexil, startVexil } from '../helpers/process.js';
 import { type Browser, browserSkipReason, buildDashboard, launchBrowser, screenshot } from './browser.js';
+import { callApi, type E2eServer, startE2eServer } from './server.js';
 
 const skipReason = browserSkipReason();
 const suite = skipReason ? describe.skip : describe;
@@ -37,22 +34,12 @@ interface ChangeList {
 const field = (scope: Page | Locator, name: string) => scope.getByLabel(new RegExp(`^${name}( \\*)?$`));
 
 suite(title('dashboard: history, activity and revert'), () => {
-  let vexil: RunningVexil;
-  let dir: string;
+  let server: E2eServer | undefined;
   let browser: Browser;
   let page: Page;
   let base: string;
 
-  async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(base + path, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-    return (text ? JSON.parse(text) : {}) as T;
-  }
+  const api = <T>(method: string, path: string, body?: unknown) => callApi<T>(base, method, path, body);
 
   /** The entry of the list whose text has every one of `texts`. */
   const entry = (...texts: (string | RegExp)[]) => {
@@ -63,9 +50,8 @@ suite(title('dashboard: history, activity and revert'), () => {
 
   beforeAll(async () => {
     buildDashboard();
-    dir = mkdtempSync(join(tmpdir(), 'vexil-e2e-history-'));
-    vexil = await startVexil({ VEXIL_DB_URL: `file:${join(dir, 'vexil.db')}` });
-    base = vexil.baseUrl;
+    server = await startE2eServer('history');
+    base = server.base;
     await api('POST', '/api/v1/namespaces', { key: 'shop', name: 'Shop' });
     await api('POST', `${NS}/flags`, {
       key: 'colour',
@@ -101,8 +87,7 @@ suite(title('dashboard: history, activity and revert'), () => {
 
   afterAll(async () => {
     await browser?.close();
-    await vexil?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await server?.stop();
   });
 
   it(

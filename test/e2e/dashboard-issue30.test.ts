@@ -7,13 +7,10 @@
 // for real. Screenshots land in test-results/e2e/ (issue30-*.png), also dark and phone-sized.
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningVexil, startVexil } from '../helpers/process.js';
 import { type Browser, browserSkipReason, buildDashboard, launchBrowser, screenshot } from './browser.js';
+import { callApi, type E2eServer, requireTokens, startE2eServer } from './server.js';
 
 const skipReason = browserSkipReason();
 const suite = skipReason ? describe.skip : describe;
@@ -29,22 +26,13 @@ function runShell(command: string): string {
 }
 
 suite(title('dashboard: issue 30'), () => {
-  let vexil: RunningVexil;
-  let dir: string;
+  let server: E2eServer | undefined;
   let browser: Browser;
   let page: Page;
   let base: string;
 
-  async function api<T>(method: string, path: string, body?: unknown, token = TOKEN): Promise<T> {
-    const res = await fetch(base + path, {
-      method,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-    return JSON.parse(text) as T;
-  }
+  const api = <T>(method: string, path: string, body?: unknown, token = TOKEN) =>
+    callApi<T>(base, method, path, body, token);
 
   const activeElement = () =>
     page.evaluate(() => {
@@ -54,14 +42,8 @@ suite(title('dashboard: issue 30'), () => {
 
   beforeAll(async () => {
     buildDashboard();
-    dir = mkdtempSync(join(tmpdir(), 'vexil-e2e-issue30-'));
-    vexil = await startVexil({
-      VEXIL_DB_URL: `file:${join(dir, 'vexil.db')}`,
-      VEXIL_AUTHENTICATION_REQUIRED: 'true',
-      VEXIL_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
-      VEXIL_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: TOKEN,
-    });
-    base = vexil.baseUrl;
+    server = await startE2eServer('issue30', requireTokens(TOKEN));
+    base = server.base;
     await api('POST', '/api/v1/namespaces', { key: 'team', name: 'Team' });
     const ns = '/api/v1/namespaces/default';
     await api('POST', `${ns}/segments`, { key: 'beta', name: 'Beta users', matchType: 'ALL_MATCH_TYPE' });
@@ -82,8 +64,7 @@ suite(title('dashboard: issue 30'), () => {
 
   afterAll(async () => {
     await browser?.close();
-    await vexil?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await server?.stop();
   });
 
   it(

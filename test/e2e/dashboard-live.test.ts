@@ -13,6 +13,7 @@ import type { Page, Request, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningVexil, startVexil } from '../helpers/process.js';
 import { type Browser, browserSkipReason, buildDashboard, launchBrowser, screenshot } from './browser.js';
+import { requireTokens } from './server.js';
 
 const skipReason = browserSkipReason();
 const suite = skipReason ? describe.skip : describe;
@@ -89,9 +90,7 @@ suite(title('dashboard: an open flag page follows changes made elsewhere'), () =
     env = {
       VEXIL_DB_URL: `file:${join(dir, 'vexil.db')}`,
       VEXIL_OFREP_EVENT_STREAMS_ENABLED: 'true',
-      VEXIL_AUTHENTICATION_REQUIRED: 'true',
-      VEXIL_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
-      VEXIL_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: TOKEN,
+      ...requireTokens(TOKEN),
     };
     [vexil, quiet] = await Promise.all([
       startVexil(env),

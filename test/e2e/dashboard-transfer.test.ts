@@ -3,29 +3,16 @@
 // imports an uploaded document after a dry-run preview; a document that fails shows its error and
 // leaves the database as it was.
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningVexil, startVexil } from '../helpers/process.js';
 import { type Browser, browserSkipReason, buildDashboard, launchBrowser, screenshot } from './browser.js';
+import { callApi, type E2eServer, startE2eServer } from './server.js';
 
 const skipReason = browserSkipReason();
 const suite = skipReason ? describe.skip : describe;
 const title = (name: string) => (skipReason ? `${name} (skipped: ${skipReason})` : name);
 const STEP = 120_000;
-
-async function api<T>(base: string, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text) as T;
-}
 
 interface FlagList {
   flags: { key: string; type: string; enabled: boolean; variants: { key: string; attachment: string }[] }[];
@@ -61,24 +48,27 @@ flags:
 `;
 
 suite(title('dashboard: export, copy and import namespaces'), () => {
-  let vexil: RunningVexil;
-  let dir: string;
+  let server: E2eServer | undefined;
   let browser: Browser;
   let page: Page;
   let base: string;
 
   beforeAll(async () => {
     buildDashboard();
-    dir = mkdtempSync(join(tmpdir(), 'vexil-e2e-transfer-'));
-    vexil = await startVexil({ VEXIL_DB_URL: `file:${join(dir, 'vexil.db')}` });
-    base = vexil.baseUrl;
-    await api(base, 'POST', '/api/v1/namespaces', { key: 'source', name: 'Source' });
+    server = await startE2eServer('transfer');
+    base = server.base;
+    await callApi(base, 'POST', '/api/v1/namespaces', { key: 'source', name: 'Source' });
     const ns = '/api/v1/namespaces/source';
-    await api(base, 'POST', `${ns}/flags`, { key: 'dark-mode', name: 'Dark mode', type: 'BOOLEAN_FLAG_TYPE' });
-    await api(base, 'POST', `${ns}/flags`, { key: 'colour', name: 'Colour', type: 'VARIANT_FLAG_TYPE', enabled: true });
-    await api(base, 'POST', `${ns}/flags/colour/variants`, { key: 'blue', attachment: '{"hex":"#00f"}' });
-    await api(base, 'POST', `${ns}/segments`, { key: 'beta', name: 'Beta', matchType: 'ALL_MATCH_TYPE' });
-    await api(base, 'POST', `${ns}/flags/colour/rules`, { segmentKey: 'beta', rank: 1 });
+    await callApi(base, 'POST', `${ns}/flags`, { key: 'dark-mode', name: 'Dark mode', type: 'BOOLEAN_FLAG_TYPE' });
+    await callApi(base, 'POST', `${ns}/flags`, {
+      key: 'colour',
+      name: 'Colour',
+      type: 'VARIANT_FLAG_TYPE',
+      enabled: true,
+    });
+    await callApi(base, 'POST', `${ns}/flags/colour/variants`, { key: 'blue', attachment: '{"hex":"#00f"}' });
+    await callApi(base, 'POST', `${ns}/segments`, { key: 'beta', name: 'Beta', matchType: 'ALL_MATCH_TYPE' });
+    await callApi(base, 'POST', `${ns}/flags/colour/rules`, { segmentKey: 'beta', rank: 1 });
     browser = await launchBrowser();
     page = browser.page;
     await page.goto(`${base}/settings/namespaces`);
@@ -87,8 +77,7 @@ suite(title('dashboard: export, copy and import namespaces'), () => {
 
   afterAll(async () => {
     await browser?.close();
-    await vexil?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await server?.stop();
   });
 
   it(
@@ -120,7 +109,7 @@ suite(title('dashboard: export, copy and import namespaces'), () => {
       expect(await preview.textContent()).toContain('source-staging');
       await screenshot(page, 'transfer-01-copy-preview');
       // The preview wrote nothing.
-      const before = await api<{ namespaces: { key: string }[] }>(base, 'GET', '/api/v1/namespaces');
+      const before = await callApi<{ namespaces: { key: string }[] }>(base, 'GET', '/api/v1/namespaces');
       expect(before.namespaces.map((n) => n.key)).not.toContain('source-staging');
 
       await form.getByRole('button', { name: 'Copy' }).click();
@@ -133,10 +122,10 @@ suite(title('dashboard: export, copy and import namespaces'), () => {
           enabled: f.enabled,
           variants: f.variants.map((v) => [v.key, JSON.parse(v.attachment || 'null')]),
         }));
-      const original = await api<FlagList>(base, 'GET', '/api/v1/namespaces/source/flags');
-      const copy = await api<FlagList>(base, 'GET', '/api/v1/namespaces/source-staging/flags');
+      const original = await callApi<FlagList>(base, 'GET', '/api/v1/namespaces/source/flags');
+      const copy = await callApi<FlagList>(base, 'GET', '/api/v1/namespaces/source-staging/flags');
       expect(strip(copy)).toEqual(strip(original));
-      const rules = await api<{ rules: { segmentKey: string }[] }>(
+      const rules = await callApi<{ rules: { segmentKey: string }[] }>(
         base,
         'GET',
         '/api/v1/namespaces/source-staging/flags/colour/rules',
@@ -164,14 +153,14 @@ suite(title('dashboard: export, copy and import namespaces'), () => {
       await panel.getByRole('button', { name: 'Preview' }).click();
       await panel.getByText('Will create: 1 namespace, 1 flag, 1 segment').waitFor();
       await screenshot(page, 'transfer-03-import-preview');
-      const before = await api<{ namespaces: { key: string }[] }>(base, 'GET', '/api/v1/namespaces');
+      const before = await callApi<{ namespaces: { key: string }[] }>(base, 'GET', '/api/v1/namespaces');
       expect(before.namespaces.map((n) => n.key)).not.toContain('uploaded');
       expect(before.namespaces.map((n) => n.key)).not.toContain('broken');
 
       await panel.getByRole('button', { name: 'Import', exact: true }).click();
       await page.getByText('Imported uploaded.yml: 1 namespace, 1 flag, 1 segment').waitFor();
       await page.getByRole('list', { name: 'Namespaces' }).getByRole('link', { name: 'Uploaded' }).waitFor();
-      const flags = await api<FlagList>(base, 'GET', '/api/v1/namespaces/uploaded/flags');
+      const flags = await callApi<FlagList>(base, 'GET', '/api/v1/namespaces/uploaded/flags');
       expect(flags.flags.map((f) => [f.key, f.variants.map((v) => JSON.parse(v.attachment))])).toEqual([
         ['banner', [{ size: 3 }]],
       ]);

@@ -3,48 +3,17 @@
 // constraints, rules with distributions and reordering, the console, a boolean toggle, and a run
 // behind token authentication. Screenshots of every page land in test-results/e2e/.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Locator, Page, Request } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningVexil, startVexil } from '../helpers/process.js';
 import { type Browser, browserSkipReason, buildDashboard, launchBrowser, screenshot } from './browser.js';
 import { findEntity } from './bucketing.js';
+import { callApi, type E2eServer, requireTokens, startE2eServer } from './server.js';
 
 const skipReason = browserSkipReason();
 const suite = skipReason ? describe.skip : describe;
 const title = (name: string) => (skipReason ? `${name} (skipped: ${skipReason})` : name);
 
 const STEP = 120_000;
-
-interface Server {
-  vexil: RunningVexil;
-  dir: string;
-}
-
-async function startServer(env: Record<string, string> = {}): Promise<Server> {
-  const dir = mkdtempSync(join(tmpdir(), 'vexil-e2e-'));
-  const vexil = await startVexil({ VEXIL_DB_URL: `file:${join(dir, 'vexil.db')}`, ...env });
-  return { vexil, dir };
-}
-
-async function stopServer(server: Server | undefined): Promise<void> {
-  if (!server) return;
-  await server.vexil.stop();
-  rmSync(server.dir, { recursive: true, force: true });
-}
-
-async function api<T>(base: string, method: string, path: string, body?: unknown, token?: string): Promise<T> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text) as T;
-}
 
 /** Waits until the locator's text contains `text` (playwright-core has no retrying expect). */
 async function waitForText(locator: Locator, text: string | RegExp): Promise<void> {
@@ -88,15 +57,15 @@ const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 const field = (scope: Page | Locator, name: string) => scope.getByLabel(new RegExp(`^${name}( \\*)?$`));
 
 suite(title('dashboard e2e'), () => {
-  let server: Server;
+  let server: E2eServer | undefined;
   let browser: Browser;
   let base: string;
   let page: Page;
 
   beforeAll(async () => {
     buildDashboard();
-    server = await startServer();
-    base = server.vexil.baseUrl;
+    server = await startE2eServer('dashboard');
+    base = server.base;
     browser = await launchBrowser();
     page = browser.page;
   }, 180_000);
@@ -109,7 +78,7 @@ suite(title('dashboard e2e'), () => {
 
   afterAll(async () => {
     await browser?.close();
-    await stopServer(server);
+    await server?.stop();
   });
 
   it(
@@ -158,7 +127,7 @@ suite(title('dashboard e2e'), () => {
       await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
       await page.getByText('Namespace "scratch" deleted').waitFor();
       expect(await page.getByRole('button', { name: 'Delete namespace default' }).count()).toBe(0);
-      const { namespaces } = await api<{ namespaces: { key: string; description: string }[] }>(
+      const { namespaces } = await callApi<{ namespaces: { key: string; description: string }[] }>(
         base,
         'GET',
         '/api/v1/namespaces',
@@ -204,7 +173,7 @@ suite(title('dashboard e2e'), () => {
       }
       await page.getByLabel('Default variant').selectOption({ label: 'blue' });
       await page.getByText('Default variant is now "blue"').waitFor();
-      const flag = await api<{ variants: { key: string }[]; defaultVariant?: { key: string } }>(
+      const flag = await callApi<{ variants: { key: string }[]; defaultVariant?: { key: string } }>(
         base,
         'GET',
         '/api/v1/namespaces/e2e-team/flags/checkout-color',
@@ -228,7 +197,7 @@ suite(title('dashboard e2e'), () => {
       await field(details, 'Metadata').fill('{"owner": "growth"}');
       await details.getByRole('button', { name: 'Save details' }).click();
       await page.getByText('Flag "checkout-color" saved').waitFor();
-      const saved = await api<{
+      const saved = await callApi<{
         description: string;
         metadata?: Record<string, string>;
         defaultVariant?: { key: string };
@@ -277,7 +246,7 @@ suite(title('dashboard e2e'), () => {
       await form.getByLabel(/Date and time/).fill('2024-01-01T00:00:00');
       await form.getByRole('button', { name: 'Add constraint' }).click();
       await page.getByRole('list', { name: 'Constraints' }).getByText('is on or after').waitFor();
-      const segment = await api<{ constraints: { property: string; operator: string; value: string }[] }>(
+      const segment = await callApi<{ constraints: { property: string; operator: string; value: string }[] }>(
         base,
         'GET',
         '/api/v1/namespaces/e2e-team/segments/beta-users',
@@ -340,7 +309,7 @@ suite(title('dashboard e2e'), () => {
       await form.getByRole('button', { name: 'Create rule' }).click();
       await page.getByRole('list', { name: 'Rules in evaluation order' }).getByText('Rule 2').waitFor();
 
-      const { rules } = await api<{ rules: { segmentKey: string; distributions: { rollout: number }[] }[] }>(
+      const { rules } = await callApi<{ rules: { segmentKey: string; distributions: { rollout: number }[] }[] }>(
         base,
         'GET',
         '/api/v1/namespaces/e2e-team/flags/checkout-color/rules',
@@ -357,7 +326,7 @@ suite(title('dashboard e2e'), () => {
   it(
     'reorders two rules by dragging, saved through PUT …/rules/order',
     async () => {
-      const before = await api<{ rules: { id: string; segmentKey: string }[] }>(
+      const before = await callApi<{ rules: { id: string; segmentKey: string }[] }>(
         base,
         'GET',
         '/api/v1/namespaces/e2e-team/flags/checkout-color/rules',
@@ -368,7 +337,7 @@ suite(title('dashboard e2e'), () => {
       const target = page.getByTestId(`reorder-${first.id}`);
       await source.dragTo(target, { sourcePosition: { x: 14, y: 14 }, targetPosition: { x: 40, y: 4 } });
       await page.getByText('Rule order saved').waitFor();
-      const after = await api<{ rules: { id: string; segmentKey: string; rank: number }[] }>(
+      const after = await callApi<{ rules: { id: string; segmentKey: string; rank: number }[] }>(
         base,
         'GET',
         '/api/v1/namespaces/e2e-team/flags/checkout-color/rules',
@@ -492,7 +461,7 @@ suite(title('dashboard e2e'), () => {
 
       await page.getByRole('button', { name: 'Move rollout 2 up' }).click();
       await page.getByText('Rollout order saved').waitFor();
-      const { rules } = await api<{ rules: { type: string }[] }>(
+      const { rules } = await callApi<{ rules: { type: string }[] }>(
         base,
         'GET',
         '/api/v1/namespaces/e2e-team/flags/new-dashboard/rollouts',
@@ -540,18 +509,18 @@ suite(title('dashboard e2e'), () => {
       await page.getByRole('dialog').getByRole('button', { name: 'Delete flag' }).click();
       await page.waitForURL('**/namespaces/e2e-team/flags');
       await page.getByText('1 flag', { exact: true }).waitFor();
-      await expect(api(base, 'GET', '/api/v1/namespaces/e2e-team/flags/new-dashboard')).rejects.toThrow(/404/);
+      await expect(callApi(base, 'GET', '/api/v1/namespaces/e2e-team/flags/new-dashboard')).rejects.toThrow(/404/);
     },
     STEP,
   );
 
   it('pages through 5,000 flags, rendering one page at a time', async () => {
-    await api(base, 'POST', '/api/v1/namespaces', { key: 'big', name: 'Big' });
+    await callApi(base, 'POST', '/api/v1/namespaces', { key: 'big', name: 'Big' });
     let next = 0;
     const worker = async () => {
       while (next < 5000) {
         const i = next++;
-        await api(base, 'POST', '/api/v1/namespaces/big/flags', {
+        await callApi(base, 'POST', '/api/v1/namespaces/big/flags', {
           key: `flag-${String(i).padStart(4, '0')}`,
           name: `Flag number ${i}`,
           type: i % 3 ? 'VARIANT_FLAG_TYPE' : 'BOOLEAN_FLAG_TYPE',
@@ -612,19 +581,15 @@ suite(title('dashboard e2e'), () => {
 
 suite(title('dashboard e2e with token authentication'), () => {
   const BOOTSTRAP = 'e2e-bootstrap-token-0123456789';
-  let server: Server;
+  let server: E2eServer | undefined;
   let browser: Browser;
   let base: string;
   let page: Page;
 
   beforeAll(async () => {
     buildDashboard();
-    server = await startServer({
-      VEXIL_AUTHENTICATION_REQUIRED: 'true',
-      VEXIL_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
-      VEXIL_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: BOOTSTRAP,
-    });
-    base = server.vexil.baseUrl;
+    server = await startE2eServer('dashboard-auth', requireTokens(BOOTSTRAP));
+    base = server.base;
     browser = await launchBrowser();
     page = browser.page;
   }, 180_000);
@@ -637,7 +602,7 @@ suite(title('dashboard e2e with token authentication'), () => {
 
   afterAll(async () => {
     await browser?.close();
-    await stopServer(server);
+    await server?.stop();
   });
 
   it(
@@ -697,16 +662,12 @@ suite(title('dashboard e2e with token authentication'), () => {
       await page.getByRole('table').getByText('ci-runner').waitFor();
       await calls.quiet();
       calls.stop();
-      const { authentications } = await api<{ authentications: { id: string; metadata: Record<string, string> }[] }>(
-        base,
-        'GET',
-        '/auth/v1/tokens',
-        undefined,
-        BOOTSTRAP,
-      );
+      const { authentications } = await callApi<{
+        authentications: { id: string; metadata: Record<string, string> }[];
+      }>(base, 'GET', '/auth/v1/tokens', undefined, BOOTSTRAP);
       const ci = authentications.find((a) => a.metadata['io.flipt.auth.token.name'] === 'ci-runner');
       if (!ci) throw new Error('ci-runner token not listed');
-      await api(base, 'DELETE', `/auth/v1/tokens/${ci.id}`, undefined, BOOTSTRAP);
+      await callApi(base, 'DELETE', `/auth/v1/tokens/${ci.id}`, undefined, BOOTSTRAP);
       await nav(page).getByRole('link', { name: 'Flags' }).click();
       // A sign-in dialog over the page (what the operator was doing stays underneath).
       const dialog = page.getByRole('dialog', { name: 'Sign in with a token' });

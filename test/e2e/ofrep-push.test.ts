@@ -15,6 +15,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { createTestDatabase, type TestDatabase, testBackends } from '../helpers/backends.js';
 import { ROOT, type RunningVexil, startVexil } from '../helpers/process.js';
 import { type Browser, browserSkipReason, launchBrowser } from './browser.js';
+import { requireTokens } from './server.js';
 
 const skip = browserSkipReason();
 const BOOT = 'ofrep-push-browser-token';
@@ -76,13 +77,7 @@ describe.skipIf(skip)(`OFREP web provider in chromium${skip ? ` (skipped: ${skip
       env = {
         VEXIL_DB_URL: database.url,
         VEXIL_OFREP_EVENT_STREAMS_ENABLED: 'true',
-        ...(auth
-          ? {
-              VEXIL_AUTHENTICATION_REQUIRED: 'true',
-              VEXIL_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
-              VEXIL_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN: BOOT,
-            }
-          : {}),
+        ...(auth ? requireTokens(BOOT) : {}),
       };
       vexil = await startVexil(env);
       const created = await fetch(`${vexil.baseUrl}/api/v1/namespaces/default/flags`, {
