@@ -3,8 +3,10 @@
 // made through the API without a reload (within 5 s; the measured times are printed). After the
 // server restarts on the same port and SQLite file, the page reopens its change stream naming the
 // last revision it saw: with nothing changed it refetches nothing, and a change made while it was
-// still disconnected reaches it with one refetch. With event streams off (a second server) the page
-// works, asks for the stream once and never again. Screenshots: test-results/e2e/live-*.png.
+// still disconnected reaches it with one refetch. When its token is deleted the page asks to sign in
+// again and, signed in with another token, follows changes again. With event streams off (a second
+// server) the page works, asks for the stream once and never again. Screenshots:
+// test-results/e2e/live-*.png.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +15,7 @@ import type { Page, Request, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningVexil, startVexil } from '../helpers/process.js';
 import { type Browser, browserSkipReason, buildDashboard, launchBrowser, screenshot } from './browser.js';
-import { requireTokens } from './server.js';
+import { callApi, requireTokens } from './server.js';
 
 const skipReason = browserSkipReason();
 const suite = skipReason ? describe.skip : describe;
@@ -48,6 +50,14 @@ async function createFlag(base: string, token?: string): Promise<void> {
 
 const heading = (page: Page, name: string) => page.getByRole('heading', { name, level: 1 });
 
+async function waitUntil(check: () => boolean, timeout: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeout;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 suite(title('dashboard: an open flag page follows changes made elsewhere'), () => {
   let dir: string;
   let env: Record<string, string>;
@@ -72,7 +82,11 @@ suite(title('dashboard: an open flag page follows changes made elsewhere'), () =
     }
   }
 
-  /** Stops the server (a drain: its streams end) and starts it again on the same port and file. */
+  /**
+   * Stops the server (a drain: its streams end) and starts it again on the same port and file;
+   * answers when the old one had exited. The page may reconnect before this test's own health check
+   * sees the new server, so a stream opened from then on is the reopened one.
+   */
   async function restart(): Promise<number> {
     const began = Date.now();
     await vexil.stop();
@@ -81,7 +95,7 @@ suite(title('dashboard: an open flag page follows changes made elsewhere'), () =
     console.log(
       `[dashboard live] restart: stopped in ${stopped - began} ms, serving again ${Date.now() - stopped} ms later`,
     );
-    return Date.now();
+    return stopped;
   }
 
   beforeAll(async () => {
@@ -143,13 +157,13 @@ suite(title('dashboard: an open flag page follows changes made elsewhere'), () =
   it(
     'after a server restart it reopens the stream, refetches nothing unchanged, and shows the next change',
     async () => {
-      const restarted = await restart();
-      const stream = await streamSince(restarted, 45_000);
-      console.log(`[dashboard live] stream reopened ${stream.at - restarted} ms after the server was back`);
+      const stopped = await restart();
+      const stream = await streamSince(stopped, 45_000);
+      console.log(`[dashboard live] stream reopened ${stream.at - stopped} ms after the old server had exited`);
       // It named the revision it last saw, and the server, having nothing newer, sent nothing.
       expect(await stream.response.request().headerValue('last-event-id')).toMatch(/\S/);
       await page.waitForTimeout(1_000);
-      expect(since(restarted, isFlagRead)).toEqual([]);
+      expect(since(stream.at, isFlagRead)).toEqual([]);
 
       const written = await renameFlag(vexil.baseUrl, 'Live 2', TOKEN);
       await heading(page, 'Live 2').waitFor({ timeout: 5_000 });
@@ -184,6 +198,54 @@ suite(title('dashboard: an open flag page follows changes made elsewhere'), () =
       expect(since(released, isFlagRead)).toHaveLength(1);
       await screenshot(page, 'live-02-after-restart', { streaming: true });
       expect(browser.problems).toEqual([]);
+    },
+    STEP,
+  );
+
+  it(
+    'when its token is deleted it asks to sign in again, and follows changes with the new token',
+    async () => {
+      const tokenFor = async (name: string) =>
+        callApi<{ clientToken: string; authentication: { id: string } }>(
+          vexil.baseUrl,
+          'POST',
+          '/auth/v1/method/token',
+          { name },
+          TOKEN,
+        );
+      const first = await tokenFor('live-first');
+      const second = await tokenFor('live-second');
+      // A tab of its own: its session holds `first`, not the bootstrap token the other steps use.
+      const tab = await browser.context.newPage();
+      const opened: number[] = [];
+      const refused: number[] = [];
+      tab.on('response', (r) => {
+        if (!isEvents(r.url())) return;
+        if (r.status() === 200) opened.push(Date.now());
+        if (r.status() === 401) refused.push(Date.now());
+      });
+      await tab.goto(vexil.baseUrl + PAGE);
+      await tab.getByLabel('API token').fill(first.clientToken);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      await heading(tab, 'Live 3').waitFor();
+      await waitUntil(() => opened.length > 0, 15_000, 'the first stream');
+
+      // Deleting the token ends its stream; the page reconnects, is refused, and asks for a token.
+      await callApi(vexil.baseUrl, 'DELETE', `/auth/v1/tokens/${first.authentication.id}`, undefined, TOKEN);
+      const dialog = tab.getByRole('dialog');
+      await dialog.getByText('Your token was not accepted').waitFor({ timeout: 15_000 });
+      expect(refused.length).toBeGreaterThan(0);
+
+      const signedIn = Date.now();
+      await dialog.getByLabel('API token').fill(second.clientToken);
+      await dialog.getByRole('button', { name: 'Sign in' }).click();
+      await waitUntil(() => opened.some((at) => at >= signedIn), 15_000, 'a stream with the new token');
+      await tab.waitForTimeout(300);
+      const written = await renameFlag(vexil.baseUrl, 'Live 4', TOKEN);
+      await heading(tab, 'Live 4').waitFor({ timeout: 5_000 });
+      console.log(`[dashboard live] after signing in again, API write → heading: ${Date.now() - written} ms`);
+      await screenshot(tab, 'live-04-signed-in-again', { streaming: true });
+      await tab.close();
     },
     STEP,
   );

@@ -49,6 +49,11 @@ export function onUnauthorized(listener: UnauthorizedListener): () => void {
   return () => unauthorizedListeners.delete(listener);
 }
 
+/** Tells the listeners the server refused the session's token (a 401 from outside `request`). */
+export function reportUnauthorized(): void {
+  for (const listener of unauthorizedListeners) listener();
+}
+
 // sessionStorage can be unavailable (privacy modes); the token then lives only in memory.
 let memoryToken: string | null = null;
 
@@ -166,7 +171,7 @@ async function send(
   }
   if (!res.ok) {
     const error = await errorFromResponse(res);
-    if (res.status === 401 && !options.quiet401) for (const listener of unauthorizedListeners) listener();
+    if (res.status === 401 && !options.quiet401) reportUnauthorized();
     throw error;
   }
   return res;

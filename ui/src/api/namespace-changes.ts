@@ -3,12 +3,14 @@
 // through fetch, so the session's bearer token travels in a header, and refetches the namespace's
 // queries on every change. A stream that ends (a server restart, a network drop) is reopened after a
 // growing pause, naming the last revision seen (Last-Event-ID): the server then sends one message if
-// the namespace changed meanwhile and nothing if not. Streams off (404) or a refused token (401/403)
-// stop it for good: the page works as it always did.
+// the namespace changed meanwhile and nothing if not. Streams off (404) or a token without access to
+// the namespace (403) stop it for good: the page works as it always did. A refused token (401: deleted
+// or expired, which also ends an open stream) brings up the sign-in prompt; the stream is paused
+// while the prompt is up and opens again with the new token.
 
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { getToken } from './client.js';
+import { getToken, reportUnauthorized } from './client.js';
 import { takeEvents } from './sse-events.js';
 
 const FIRST_PAUSE_MS = 1_000;
@@ -17,9 +19,11 @@ const MAX_PAUSE_MS = 30_000;
 /** How one stream ended: reopen it, or never again (streams off, token refused). */
 type Ending = 'reopen' | 'stop';
 
-export function useNamespaceChanges(ns: string): void {
+/** `paused`: true while the session has no usable token (the sign-in prompt is up). */
+export function useNamespaceChanges(ns: string, paused = false): void {
   const queryClient = useQueryClient();
   useEffect(() => {
+    if (paused) return;
     const abort = new AbortController();
     const url = `/internal/v1/evaluation/snapshot/namespace/${encodeURIComponent(ns)}/events`;
     const refetch = () => void queryClient.invalidateQueries({ predicate: (query) => query.queryKey[1] === ns });
@@ -32,7 +36,11 @@ export function useNamespaceChanges(ns: string): void {
       const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
       if (lastId !== undefined) headers['last-event-id'] = lastId;
       const res = await fetch(url, { headers, signal: abort.signal });
-      if ([401, 403, 404].includes(res.status)) return 'stop';
+      if (res.status === 401) {
+        reportUnauthorized();
+        return 'stop';
+      }
+      if (res.status === 403 || res.status === 404) return 'stop';
       if (!res.ok || !res.body) return 'reopen';
       // Only the very first stream's opening message is old news: it names the revision current when
       // the page had just read its data. Later, every message is a change this page has not seen.
@@ -65,7 +73,7 @@ export function useNamespaceChanges(ns: string): void {
     };
     void run();
     return () => abort.abort();
-  }, [ns, queryClient]);
+  }, [ns, queryClient, paused]);
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

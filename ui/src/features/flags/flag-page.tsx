@@ -15,6 +15,7 @@ import { useNotify } from '../../components/notices.js';
 import { PageHeader } from '../../components/page-header.js';
 import { Tabs } from '../../components/tabs.js';
 import { Link, navigate, paths } from '../../lib/router.js';
+import { useAuth } from '../auth/auth-context.js';
 import { FlagHistory } from '../history/history-tab.js';
 import { RolloutsTab } from '../rollouts/rollouts-tab.js';
 import { RulesTab } from '../rules/rules-tab.js';
@@ -35,7 +36,9 @@ export function FlagPage({
 }) {
   const flag = useFlag(ns, flagKey);
   // Someone else's change to the namespace refreshes this page (when event streams are on).
-  useNamespaceChanges(ns);
+  // Paused while the sign-in prompt is up, so it opens again with the new token.
+  const { needLogin } = useAuth();
+  useNamespaceChanges(ns, needLogin);
   const queryClient = useQueryClient();
   const notify = useNotify();
 
