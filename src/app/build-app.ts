@@ -240,6 +240,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     connMaxIdleMs: ms(config.server.grpc_conn_max_idle_time),
     connMaxAgeMs: ms(config.server.grpc_conn_max_age),
     connMaxAgeGraceMs: ms(config.server.grpc_conn_max_age_grace),
+    // Change streams' heartbeat: the SSE streams send a comment line, gRPC connections get a PING.
+    keepaliveMs: eventStreams ? ms(config.ofrep.event_streams.heartbeat_interval) : 0,
     tls,
     flipt: {
       config,

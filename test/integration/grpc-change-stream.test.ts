@@ -2,8 +2,10 @@
 // grpc-js client built from proto/vexil/changes/v1/changes.proto: the current revision, then each
 // write's; last_revision honoured; authentication as for the unary RPCs; the stream ends when its
 // token is deleted and when the server drains; server reflection lists the service; with change
-// streams off the method answers UNIMPLEMENTED. Per backend.
+// streams off the method answers UNIMPLEMENTED. Per backend. While change streams are on the server
+// PINGs every connection each heartbeat_interval, and drops a peer whose path has gone silent.
 
+import { type AddressInfo, connect, createServer as createNetServer, type Socket } from 'node:net';
 import {
   type ClientReadableStream,
   credentials,
@@ -200,4 +202,96 @@ describe('gRPC change stream: off, and reflection', () => {
       (reflection as unknown as { client: { close(): void } }).client.close();
     }
   });
+});
+
+/**
+ * A TCP relay between client and server that can go silent: both sockets stay open but nothing
+ * crosses any more, as when a network path dies without a FIN or RST (a NAT entry gone, a cable
+ * pulled), which the kernel takes many minutes to notice.
+ */
+async function silenceableRelay(target: number): Promise<{ port: number; silence(): void; close(): void }> {
+  const sockets: Socket[] = [];
+  const pairs: [Socket, Socket][] = [];
+  const server = createNetServer((inbound) => {
+    const outbound = connect(target, '127.0.0.1');
+    sockets.push(inbound, outbound);
+    inbound.on('error', () => {});
+    outbound.on('error', () => {});
+    inbound.pipe(outbound);
+    outbound.pipe(inbound);
+    pairs.push([inbound, outbound]);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    silence() {
+      for (const [inbound, outbound] of pairs) {
+        inbound.unpipe(outbound);
+        outbound.unpipe(inbound);
+        inbound.pause();
+        outbound.pause();
+      }
+    },
+    close() {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
+describe('gRPC change stream: keepalive', () => {
+  const start = async (heartbeat: string) => {
+    const { testBackends } = await import('../helpers/backends.js');
+    const sqlite = testBackends({}).find((b) => b.name === 'sqlite');
+    if (!sqlite) throw new Error('sqlite backend missing');
+    const t = await startTestApp(sqlite, {
+      server: { host: '127.0.0.1', http_port: 0, grpc_port: 0 },
+      ofrep: { event_streams: { enabled: true, heartbeat_interval: heartbeat } },
+    });
+    return { t, port: (await t.app.listen()).grpcPort };
+  };
+
+  const openStreamsWithin = async (t: TestApp, want: number, timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    while (t.app.streams.size !== want) {
+      if (Date.now() > deadline) return false;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return true;
+  };
+
+  // Each row: the heartbeat, whether the path goes silent, and how many streams are open 3.5 s later.
+  const rows = [
+    {
+      heartbeat: '1s',
+      silent: true,
+      open: 0,
+      why: 'the PING goes unanswered: the connection and its stream are dropped',
+    },
+    { heartbeat: '1s', silent: false, open: 1, why: 'a client that answers its PINGs keeps its stream' },
+    { heartbeat: '0s', silent: true, open: 1, why: 'heartbeats off: nothing notices the silent path' },
+  ];
+  it.each(rows)(
+    'heartbeat $heartbeat, silent path $silent: $why',
+    async ({ heartbeat, silent, open }) => {
+      const { t, port } = await start(heartbeat);
+      const relay = await silenceableRelay(port);
+      const client = changeClient(relay.port);
+      try {
+        const w = watch(client, { namespace_key: 'default' });
+        await w.until(1);
+        expect(t.app.streams.size).toBe(1);
+        if (silent) relay.silence();
+        // Within 1 s of PING interval and 1 s of answer timeout a dead peer is gone; 3.5 s leaves room.
+        await new Promise((r) => setTimeout(r, 3_500));
+        if (open === 0) expect(await openStreamsWithin(t, 0, 5_000)).toBe(true);
+        else expect(t.app.streams.size).toBe(open);
+      } finally {
+        client.close();
+        relay.close();
+        await t.close();
+      }
+    },
+    30_000,
+  );
 });

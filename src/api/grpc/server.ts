@@ -24,6 +24,13 @@ export interface GrpcServerOptions {
   connMaxIdleMs?: number;
   connMaxAgeMs?: number;
   connMaxAgeGraceMs?: number;
+  /**
+   * Send an HTTP/2 PING on every connection this often and drop a peer that leaves one unanswered
+   * (for as long, 20 s at most); 0 or absent: none. On while change streams are: a WatchNamespace
+   * stream can stay silent for hours, and without pings a client that vanished (a dead network path,
+   * not a closed socket) would hold its stream until the kernel gave up on the connection.
+   */
+  keepaliveMs?: number;
   /** Serve over TLS with this key and certificate chain (PEM), instead of plaintext. */
   tls?: { key: Buffer; cert: Buffer };
   /** Serve Flipt's services over these (absent: health only). */
@@ -37,12 +44,19 @@ export interface GrpcServerOptions {
 /** Flipt's limit on a received message (grpc.MaxRecvMsgSize). */
 export const MAX_RECEIVE_MESSAGE_BYTES = 4 * 1024 * 1024;
 
-/** grpc-js channel options for the connection limits that are set. */
+/** The longest Vexil waits for a keepalive PING's answer (grpc-go's and grpc-js's default timeout). */
+const MAX_KEEPALIVE_TIMEOUT_MS = 20_000;
+
+/** grpc-js channel options for the connection limits and keepalive that are set. */
 export function connectionLimits(options: GrpcServerOptions): Record<string, number> {
   const limits: Record<string, number> = {};
   if (options.connMaxIdleMs) limits['grpc.max_connection_idle_ms'] = options.connMaxIdleMs;
   if (options.connMaxAgeMs) limits['grpc.max_connection_age_ms'] = options.connMaxAgeMs;
   if (options.connMaxAgeGraceMs) limits['grpc.max_connection_age_grace_ms'] = options.connMaxAgeGraceMs;
+  if (options.keepaliveMs) {
+    limits['grpc.keepalive_time_ms'] = options.keepaliveMs;
+    limits['grpc.keepalive_timeout_ms'] = Math.min(options.keepaliveMs, MAX_KEEPALIVE_TIMEOUT_MS);
+  }
   return limits;
 }
 
