@@ -74,6 +74,12 @@ export interface BuildOptions {
 }
 
 /** The key and certificate of server.protocol https, read before anything else starts. */
+/** A driver error's own words (pg and mysql2 give some only a code, e.g. ECONNREFUSED). */
+function driverMessage(err: unknown): string {
+  const e = err as { message?: unknown; code?: unknown } | undefined;
+  return (typeof e?.message === 'string' && e.message) || String(e?.code ?? err);
+}
+
 function readTls(server: Config['server']): { key: Buffer; cert: Buffer } | undefined {
   if (server.protocol !== 'https') return undefined;
   const read = (key: 'cert_file' | 'cert_key') => {
@@ -108,6 +114,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   const db = openDb({
     log: createQueryObserver(metrics, tracing, dialectOf(config.db.url)),
+    // Once per outage, each way: the requests it fails meanwhile log warnings (api/http/error-handler.ts).
+    availability: {
+      unavailable: (cause) =>
+        logger.error({ error: driverMessage(cause) }, 'database unavailable; answering 503 until it is back'),
+      available: ({ ms: outageMs, failures }) =>
+        logger.warn({ outageMs, failedQueries: failures }, 'database available again'),
+    },
     url: config.db.url,
     maxOpenConn: config.db.max_open_conn,
     maxIdleConn: config.db.max_idle_conn,

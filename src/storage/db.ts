@@ -20,7 +20,7 @@ import {
 import type { Pool as MysqlPool } from 'mysql2';
 import type pg from 'pg';
 import { CockroachDialect, cockroachTypes, pgLockSessionFactory } from './cockroach.js';
-import { withDriverEdge } from './driver-edge.js';
+import { type AvailabilityListener, withDriverEdge } from './driver-edge.js';
 import { loadMysql, loadPg } from './drivers.js';
 import type { Database } from './schema.js';
 import { SqliteValuesPlugin } from './sqlite-values-plugin.js';
@@ -35,6 +35,8 @@ export interface DbOptions {
   connMaxLifetimeMs?: number;
   /** Called after every query (telemetry/db.ts: query metrics and spans). */
   log?: (event: LogEvent) => void;
+  /** Told when the database goes away and when it answers again (once per outage). */
+  availability?: AvailabilityListener;
 }
 
 export interface Db {
@@ -232,7 +234,7 @@ export function openDb(options: DbOptions): Db {
   }
   // A lost connection becomes UnavailableError, text no database stores a ValidationError (or a lookup
   // that finds nothing), the same on every database.
-  dialect = withDriverEdge(dialect);
+  dialect = withDriverEdge(dialect, options.availability);
   const kysely = new Kysely<Database>({ dialect, plugins, ...(options.log ? { log: options.log } : {}) });
   return { kysely, dialect: dialectName, describe, close: () => kysely.destroy() };
 }

@@ -79,8 +79,9 @@ function callLogLevel(code: number): Level {
     case GrpcStatus.UNKNOWN:
     case GrpcStatus.INTERNAL:
     case GrpcStatus.DATA_LOSS:
-    case GrpcStatus.UNAVAILABLE:
       return 'error';
+    // UNAVAILABLE as HTTP's 503 (request-telemetry.ts): the outage itself is logged once, at error.
+    case GrpcStatus.UNAVAILABLE:
     case GrpcStatus.UNAUTHENTICATED:
     case GrpcStatus.PERMISSION_DENIED:
       return 'warn';

@@ -5,6 +5,8 @@
 // writes and reads either succeed or get 503 code 14 "database unavailable", and every acknowledged
 // write is there afterwards. The Redis row also has another instance's announcement drop the
 // snapshot while the database is down, so the stale path is taken every run: counted, logged once.
+// The outage is logged once at error when it starts and once when the database is back; each request
+// it failed is a warning.
 
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,6 +60,18 @@ async function ok(method: string, url: string, body?: unknown) {
   const res = await send(method, url, body);
   if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
+}
+
+/** The program's JSON log lines (its default encoding); other output is skipped. */
+function logLines(output: string): { level: number; msg: string; [field: string]: unknown }[] {
+  return output.split('\n').flatMap((line) => {
+    if (!line.startsWith('{')) return [];
+    try {
+      return [JSON.parse(line)];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** What the load saw; `outage` is set by the test while the database is down. */
@@ -277,6 +291,18 @@ for (const row of ROWS) {
       } else {
         expect(warnings).toBeLessThanOrEqual(1);
       }
+
+      // The outage is logged once each way; the requests it failed are warnings, without stacks.
+      const lines = logLines((vexil as RunningVexil).output());
+      const errors = lines.filter((line) => line.level >= 50);
+      expect(errors.map((line) => line.msg)).toEqual(['database unavailable; answering 503 until it is back']);
+      expect(typeof errors[0]?.error).toBe('string');
+      const back = lines.filter((line) => line.msg === 'database available again');
+      expect(back).toEqual([expect.objectContaining({ level: 40, outageMs: expect.any(Number) })]);
+      expect(back[0]?.failedQueries).toBeGreaterThan(0);
+      const refused = lines.filter((line) => line.msg === 'request failed');
+      expect(refused.length).toBeGreaterThan(0);
+      expect(refused.every((line) => line.level === 40 && line.err === undefined)).toBe(true);
     }, 90_000);
   });
 }

@@ -245,7 +245,8 @@ describe('request log levels', () => {
     expect(requestLogLevel('evaluation', 401, 'debug')).toBe('warn');
     expect(requestLogLevel('other', 403, 'debug')).toBe('warn');
     expect(requestLogLevel('evaluation', 500, 'debug')).toBe('error');
-    expect(requestLogLevel('probe', 503, 'debug')).toBe('error');
+    expect(requestLogLevel('probe', 503, 'debug')).toBe('warn');
+    expect(requestLogLevel('other', 503, 'debug')).toBe('warn');
   });
 });
 

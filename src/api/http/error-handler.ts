@@ -3,6 +3,7 @@
 // format (ofrep-errors.ts).
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { UnavailableError } from '../../domain/errors.js';
 import { type ErrorBody, mapError } from './error-mapping.js';
 import { setRequestIdHeader } from './request-telemetry.js';
 import { wantsPretty } from './wire.js';
@@ -13,9 +14,20 @@ import { wantsPretty } from './wire.js';
  */
 export const BEARER_CHALLENGE = 'Bearer';
 
+/**
+ * The log line of a request that failed on the server's side: an error with its stack, except the
+ * database being away (or writes contending past their retries), a warning with its message: an
+ * outage is logged once at error when it starts (app/build-app.ts), not once per request it fails.
+ */
+export function logServerError(request: FastifyRequest, err: unknown): void {
+  if (err instanceof UnavailableError)
+    request.server.logger.warn({ requestId: request.id, error: err.message }, 'request failed');
+  else request.server.logger.error({ requestId: request.id, err }, 'request failed');
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const { status, body } = mapError(err);
-  if (status >= 500) request.server.logger.error({ requestId: request.id, err }, 'request failed');
+  if (status >= 500) logServerError(request, err);
   if (status === 401) reply.header('www-authenticate', BEARER_CHALLENGE);
   return sendErrorBody(request, reply.code(status), body);
 }

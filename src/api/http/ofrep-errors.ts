@@ -4,7 +4,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, GrpcCode } from '../../domain/errors.js';
 import { FlagFailure } from '../../services/ofrep.js';
-import { BEARER_CHALLENGE } from './error-handler.js';
+import { BEARER_CHALLENGE, logServerError } from './error-handler.js';
 import { httpStatusOf } from './error-mapping.js';
 import { setRequestIdHeader } from './request-telemetry.js';
 import type { OfrepErrorBody, OfrepErrorCode } from './schemas/ofrep.js';
@@ -48,7 +48,7 @@ export function ofrepError(err: unknown, request: FastifyRequest): { status: num
       case GrpcCode.INVALID_ARGUMENT:
         return withKey(status, 'INVALID_CONTEXT', cause.message);
       default:
-        if (status >= 500) request.server.logger.error({ requestId: request.id, err: cause }, 'request failed');
+        if (status >= 500) logServerError(request, cause);
         return withKey(status, 'GENERAL', cause.message);
     }
   }
@@ -62,7 +62,7 @@ export function ofrepError(err: unknown, request: FastifyRequest): { status: num
   const status = fastifyError.statusCode ?? 500;
   if (status === 400) return withKey(400, 'PARSE_ERROR', fastifyError.message);
   if (status > 400 && status < 500) return withKey(status, 'GENERAL', fastifyError.message);
-  request.server.logger.error({ requestId: request.id, err: cause }, 'request failed');
+  logServerError(request, cause);
   return withKey(500, 'GENERAL', 'internal error');
 }
 

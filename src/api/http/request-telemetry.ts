@@ -58,6 +58,9 @@ export const UNMATCHED_ROUTE = 'unmatched';
 
 /** The level of a request's log line: failures by status, successes by kind of route. */
 export function requestLogLevel(kind: LogClass, status: number, evaluationLevel: EvaluationLogLevel): Level {
+  // A 503 is the database away (logged once per outage at error, app/build-app.ts) or a draining
+  // server: one error line per request it fails would bury the line that says why.
+  if (status === 503) return 'warn';
   if (status >= 500) return 'error';
   if (status === 401 || status === 403) return 'warn';
   if (status >= 400) return 'info';
