@@ -147,6 +147,30 @@ export async function requestText(
   return res.text();
 }
 
+/**
+ * The revisions (X-Vexil-Revision) the management answers of each namespace named since it was last
+ * taken: what the page's data was read at, for the change stream's opening message to be compared
+ * with (namespace-changes.ts).
+ */
+const revisionsSeen = new Map<string, Set<string>>();
+const NAMESPACE_PATH = /^\/api\/v1\/namespaces\/([^/?]+)/;
+
+function noteRevision(path: string, revision: string | null): void {
+  const ns = NAMESPACE_PATH.exec(path)?.[1];
+  if (revision === null || ns === undefined) return;
+  const key = decodeURIComponent(ns);
+  const seen = revisionsSeen.get(key);
+  if (seen === undefined) revisionsSeen.set(key, new Set([revision]));
+  else seen.add(revision);
+}
+
+/** The revisions answers for `ns` named since the last call, forgotten by this one. */
+export function takeRevisionsSeen(ns: string): Set<string> {
+  const seen = revisionsSeen.get(ns) ?? new Set<string>();
+  revisionsSeen.delete(ns);
+  return seen;
+}
+
 async function send(
   method: string,
   path: string,
@@ -174,6 +198,7 @@ async function send(
     if (res.status === 401 && !options.quiet401) reportUnauthorized();
     throw error;
   }
+  noteRevision(path, res.headers.get('x-vexil-revision'));
   return res;
 }
 

@@ -10,7 +10,7 @@
 
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { getToken, reportUnauthorized } from './client.js';
+import { getToken, reportUnauthorized, takeRevisionsSeen } from './client.js';
 import { takeEvents } from './sse-events.js';
 
 const FIRST_PAUSE_MS = 1_000;
@@ -24,6 +24,8 @@ export function useNamespaceChanges(ns: string, paused = false): void {
   const queryClient = useQueryClient();
   useEffect(() => {
     if (paused) return;
+    // Only answers from now on say what this page's data was read at.
+    takeRevisionsSeen(ns);
     const abort = new AbortController();
     const url = `/internal/v1/evaluation/snapshot/namespace/${encodeURIComponent(ns)}/events`;
     const refetch = () => void queryClient.invalidateQueries({ predicate: (query) => query.queryKey[1] === ns });
@@ -42,9 +44,11 @@ export function useNamespaceChanges(ns: string, paused = false): void {
       }
       if (res.status === 403 || res.status === 404) return 'stop';
       if (!res.ok || !res.body) return 'reopen';
-      // Only the very first stream's opening message is old news: it names the revision current when
-      // the page had just read its data. Later, every message is a change this page has not seen.
-      let skip = !opened;
+      // The very first stream's opening message names the current revision: old news when every
+      // answer the page read its data from named that same revision (X-Vexil-Revision), and a change
+      // that slipped in between the page's reads and the stream's opening otherwise. Later, every
+      // message is a change this page has not seen.
+      let first = !opened;
       opened = true;
       pause = FIRST_PAUSE_MS;
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -56,8 +60,12 @@ export function useNamespaceChanges(ns: string, paused = false): void {
         buffer = rest;
         for (const event of events) {
           if (event.id !== undefined) lastId = event.id;
-          if (skip) skip = false;
-          else refetch();
+          if (first) {
+            first = false;
+            const seen = takeRevisionsSeen(ns);
+            if (seen.size > 0 && [...seen].every((revision) => revision === event.id)) continue;
+          }
+          refetch();
         }
       }
     };
