@@ -56,8 +56,29 @@ export async function startVexil(
   args: string[] = ['serve'],
   options: StartOptions = {},
 ): Promise<RunningVexil> {
-  const httpPort = options.httpPort ?? (await freePort());
-  const grpcPort = await freePort();
+  // A port found free may be taken by another test's process before this one binds it: the
+  // program then exits naming it, and is started again on other ports (never on a port the caller
+  // fixed, which another start would not free).
+  for (let attempt = 1; ; attempt++) {
+    const httpPort = options.httpPort ?? (await freePort());
+    const grpcPort = await freePort();
+    try {
+      return await startOnPorts(env, args, options, httpPort, grpcPort);
+    } catch (err) {
+      const taken = Number(/EADDRINUSE: address already in use [\d.]+:(\d+)/.exec(String(err))?.[1]);
+      const ours = taken === grpcPort || (taken === httpPort && options.httpPort === undefined);
+      if (!ours || attempt === 3) throw err;
+    }
+  }
+}
+
+async function startOnPorts(
+  env: Record<string, string>,
+  args: string[],
+  options: StartOptions,
+  httpPort: number,
+  grpcPort: number,
+): Promise<RunningVexil> {
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...programArgs(), ...args], {
     cwd: ROOT,
     env: {
