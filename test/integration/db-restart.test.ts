@@ -88,6 +88,17 @@ class LoadReport {
   outage = false;
   /** Writes acknowledged since the database came back. */
   writesSinceBack = 0;
+  /** When the database stopped and started again (ms since the epoch), for the failures' phase. */
+  stoppedAt: number | undefined;
+  startedAt: number | undefined;
+
+  /** Where in the run a failure happened, for its message: a failure says when, not only what. */
+  phase(): string {
+    const now = Date.now();
+    if (this.stoppedAt === undefined) return 'before the outage';
+    if (this.startedAt === undefined) return `${now - this.stoppedAt} ms into the outage`;
+    return `${now - this.startedAt} ms after the restart`;
+  }
 }
 
 function describeFailure(err: unknown): string {
@@ -112,9 +123,12 @@ function startLoad(baseUrl: string, report: LoadReport, running: () => boolean):
         if (res.status === 200 && right) {
           report.evaluations++;
           if (report.outage) report.evaluationsInOutage++;
-        } else report.evaluationFailures.push(`${res.status} ${JSON.stringify(res.body)}`);
+        } else
+          report.evaluationFailures.push(
+            `${report.phase()} ${variant ? 'variant' : 'boolean'}: ${res.status} ${JSON.stringify(res.body)}`,
+          );
       } catch (err) {
-        report.evaluationFailures.push(describeFailure(err));
+        report.evaluationFailures.push(`${report.phase()}: ${describeFailure(err)}`);
       }
     }
   };
@@ -240,6 +254,7 @@ for (const row of ROWS) {
         await waitUntil(() => report.evaluations > 50 && report.acknowledged.length > 5, 'load before the outage');
 
         report.outage = true;
+        report.stoppedAt = Date.now();
         await db.stop();
         if (row.redis) {
           // Another instance announces a write: this one drops its snapshot and must reload it from a
@@ -253,6 +268,7 @@ for (const row of ROWS) {
         const evaluatedBefore = report.evaluationsInOutage;
         await waitUntil(() => report.evaluationsInOutage > evaluatedBefore + 20, 'evaluations during the outage');
         await db.start();
+        report.startedAt = Date.now();
         report.writesSinceBack = 0;
         report.outage = false;
         await waitUntil(() => report.writesSinceBack > 5, 'writes acknowledged after the restart');
