@@ -143,6 +143,34 @@ describe('SnapshotCache while the database is away', () => {
     expect(cache.staleNamespaces()).toEqual([]);
   });
 
+  it('answers a load that fails after a newer one succeeded with the newer snapshot, not the error', async () => {
+    // As when a database stops: a load already running (its transaction cut off) fails after a
+    // load started later, for a newer write, has succeeded on another connection.
+    const source = sourceWith(2);
+    const pending: { resolve(s: NamespaceSource): void; reject(e: Error): void }[] = [];
+    const loader: SnapshotLoader = {
+      load: () =>
+        new Promise<NamespaceSource>((resolve, reject) => {
+          pending.push({ resolve, reject });
+        }),
+      revisions: async () => new Map([['big', source.revision]]),
+    };
+    const cache = new SnapshotCache(loader);
+    const first = cache.get('big');
+    (pending[0] as (typeof pending)[number]).resolve(source);
+    await first;
+    cache.invalidate('big', 'write');
+    const older = cache.get('big');
+    cache.invalidate('big', 'write');
+    const newer = cache.get('big');
+    (pending[2] as (typeof pending)[number]).resolve({ ...source, revision: '1.3' });
+    const held = await newer;
+    expect(cache.heldRevision('big')).toBe('1.3');
+    (pending[1] as (typeof pending)[number]).reject(new Error('Connection terminated unexpectedly'));
+    expect(await older).toBe(held);
+    expect(cache.staleNamespaces()).toEqual([]);
+  });
+
   it('keeps no fallback for a snapshot evicted as idle', async () => {
     const { state, loader } = switchableLoader(sourceWith(1));
     const cache = new SnapshotCache(loader);

@@ -246,12 +246,17 @@ export class SnapshotCache {
 
   /**
    * A load failed: answer from the namespace's last good snapshot, held again (stale) so evaluations
-   * do not wait on a database that is away, and reload it in the background. Without one, the caller
-   * gets the error.
+   * do not wait on a database that is away, and reload it in the background. Without one, from the
+   * snapshot a newer load has put in place meanwhile; without either, the caller gets the error.
    */
   #fallBack(namespaceKey: string, generation: number, err: unknown): NamespaceSnapshot {
     const fallback = this.#fallbacks.get(namespaceKey);
     if (fallback === undefined) {
+      // A load started later (for a newer write) may have succeeded while this one was failing, as
+      // when a stopping database cuts one transaction after another has finished: that snapshot,
+      // newer than this load's, answers its callers.
+      const held = this.#entries.get(namespaceKey);
+      if (held !== undefined) return held.snapshot;
       this.events.loadFailed?.(namespaceKey, err);
       throw err;
     }
