@@ -28,6 +28,7 @@ import { type AuditDeliveries, createAuditDeliveries } from '../features/audit/i
 import { VERSION } from '../runtime/version.js';
 import { createServices, type Services } from '../services/index.js';
 import { type Db, dialectOf, openDb, waitForDb } from '../storage/db.js';
+import { driverMessage } from '../storage/errors.js';
 import { migrateToLatest } from '../storage/migrations/index.js';
 import { readRevisionTag } from '../storage/transaction.js';
 import { createQueryObserver } from '../telemetry/db.js';
@@ -74,12 +75,6 @@ export interface BuildOptions {
 }
 
 /** The key and certificate of server.protocol https, read before anything else starts. */
-/** A driver error's own words (pg and mysql2 give some only a code, e.g. ECONNREFUSED). */
-function driverMessage(err: unknown): string {
-  const e = err as { message?: unknown; code?: unknown } | undefined;
-  return (typeof e?.message === 'string' && e.message) || String(e?.code ?? err);
-}
-
 function readTls(server: Config['server']): { key: Buffer; cert: Buffer } | undefined {
   if (server.protocol !== 'https') return undefined;
   const read = (key: 'cert_file' | 'cert_key') => {

@@ -22,6 +22,7 @@ import type pg from 'pg';
 import { CockroachDialect, cockroachTypes, pgLockSessionFactory } from './cockroach.js';
 import { type AvailabilityListener, withDriverEdge } from './driver-edge.js';
 import { loadMysql, loadPg } from './drivers.js';
+import { driverMessage } from './errors.js';
 import type { Database } from './schema.js';
 import { SqliteValuesPlugin } from './sqlite-values-plugin.js';
 
@@ -251,7 +252,7 @@ export async function waitForDb(db: Db, timeoutMs: number, onRetry?: (err: Error
       if (Date.now() + delay > deadline) {
         // The driver's own reason, not the UnavailableError the storage edge made of it.
         const reason = (err as Error).cause ?? err;
-        throw new Error(`database unreachable: ${(reason as Error).message || (reason as { code?: string }).code}`);
+        throw new Error(`database unreachable: ${driverMessage(reason)}`);
       }
       onRetry?.(err as Error, attempt);
       await new Promise((r) => setTimeout(r, delay));

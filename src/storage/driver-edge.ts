@@ -127,6 +127,7 @@ class EdgeDriver implements Driver {
   releaseSavepoint?: Driver['releaseSavepoint'];
 
   readonly #availability: Availability;
+  readonly #rethrow: (err: unknown) => never;
 
   constructor(
     private readonly inner: Driver,
@@ -134,6 +135,7 @@ class EdgeDriver implements Driver {
   ) {
     this.#availability = new Availability(listener);
     const rethrow = this.#availability.rethrow;
+    this.#rethrow = rethrow;
     // Kysely asks whether a driver supports savepoints by the presence of these methods.
     const { savepoint, rollbackToSavepoint, releaseSavepoint } = inner;
     if (savepoint) {
@@ -151,23 +153,23 @@ class EdgeDriver implements Driver {
   }
 
   init(): Promise<void> {
-    return this.inner.init().catch(this.#availability.rethrow);
+    return this.inner.init().catch(this.#rethrow);
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return guard(await this.inner.acquireConnection().catch(this.#availability.rethrow), this.#availability);
+    return guard(await this.inner.acquireConnection().catch(this.#rethrow), this.#availability);
   }
 
   beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.inner.beginTransaction(connection, settings).catch(this.#availability.rethrow);
+    return this.inner.beginTransaction(connection, settings).catch(this.#rethrow);
   }
 
   commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.commitTransaction(connection).catch(this.#availability.rethrow);
+    return this.inner.commitTransaction(connection).catch(this.#rethrow);
   }
 
   rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.rollbackTransaction(connection).catch(this.#availability.rethrow);
+    return this.inner.rollbackTransaction(connection).catch(this.#rethrow);
   }
 
   releaseConnection(connection: DatabaseConnection): Promise<void> {

@@ -105,3 +105,9 @@ export function tooLongError(err: unknown): ValidationError | undefined {
   const field = column ? column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()) : 'value';
   return new ValidationError(field, 'is too long for the database');
 }
+
+/** A driver error's own words (pg and mysql2 give some connection errors only a code, e.g. ECONNREFUSED). */
+export function driverMessage(err: unknown): string {
+  const e = err as { message?: unknown; code?: unknown } | undefined;
+  return (typeof e?.message === 'string' && e.message) || String(e?.code ?? err);
+}

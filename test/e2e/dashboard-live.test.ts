@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page, Request, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/audit.js';
 import { type RunningVexil, startVexil } from '../helpers/process.js';
 import { type Browser, browserSkipReason, buildDashboard, launchBrowser, screenshot } from './browser.js';
 import { callApi, requireTokens } from './server.js';
@@ -50,14 +51,6 @@ async function createFlag(base: string, token?: string): Promise<void> {
 }
 
 const heading = (page: Page, name: string) => page.getByRole('heading', { name, level: 1 });
-
-async function waitUntil(check: () => boolean, timeout: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeout;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 suite(title('dashboard: an open flag page follows changes made elsewhere'), () => {
   let dir: string;
@@ -229,7 +222,7 @@ suite(title('dashboard: an open flag page follows changes made elsewhere'), () =
       await tab.getByLabel('API token').fill(first.clientToken);
       await tab.getByRole('button', { name: 'Sign in' }).click();
       await heading(tab, 'Live 3').waitFor();
-      await waitUntil(() => opened.length > 0, 15_000, 'the first stream');
+      await waitFor('the first stream', () => opened.length > 0, 15_000);
 
       // Deleting the token ends its stream; the page reconnects, is refused, and asks for a token.
       await callApi(vexil.baseUrl, 'DELETE', `/auth/v1/tokens/${first.authentication.id}`, undefined, TOKEN);
@@ -240,7 +233,7 @@ suite(title('dashboard: an open flag page follows changes made elsewhere'), () =
       const signedIn = Date.now();
       await dialog.getByLabel('API token').fill(second.clientToken);
       await dialog.getByRole('button', { name: 'Sign in' }).click();
-      await waitUntil(() => opened.some((at) => at >= signedIn), 15_000, 'a stream with the new token');
+      await waitFor('a stream with the new token', () => opened.some((at) => at >= signedIn), 15_000);
       await tab.waitForTimeout(300);
       const written = await renameFlag(vexil.baseUrl, 'Live 4', TOKEN);
       await heading(tab, 'Live 4').waitFor({ timeout: 5_000 });

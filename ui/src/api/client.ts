@@ -148,9 +148,9 @@ export async function requestText(
 }
 
 /**
- * The revisions (X-Vexil-Revision) the management answers of each namespace named since it was last
- * taken: what the page's data was read at, for the change stream's opening message to be compared
- * with (namespace-changes.ts).
+ * The revisions (X-Vexil-Revision) that management answers named, per namespace, while a change
+ * stream waits for its opening message (namespace-changes.ts): what the page's data was read at.
+ * Noted only between noteRevisionsOf and takeRevisionsSeen, so nothing piles up otherwise.
  */
 const revisionsSeen = new Map<string, Set<string>>();
 const NAMESPACE_PATH = /^\/api\/v1\/namespaces\/([^/?]+)/;
@@ -158,13 +158,15 @@ const NAMESPACE_PATH = /^\/api\/v1\/namespaces\/([^/?]+)/;
 function noteRevision(path: string, revision: string | null): void {
   const ns = NAMESPACE_PATH.exec(path)?.[1];
   if (revision === null || ns === undefined) return;
-  const key = decodeURIComponent(ns);
-  const seen = revisionsSeen.get(key);
-  if (seen === undefined) revisionsSeen.set(key, new Set([revision]));
-  else seen.add(revision);
+  revisionsSeen.get(decodeURIComponent(ns))?.add(revision);
 }
 
-/** The revisions answers for `ns` named since the last call, forgotten by this one. */
+/** Starts noting the revisions answers for `ns` name (afresh). */
+export function noteRevisionsOf(ns: string): void {
+  revisionsSeen.set(ns, new Set());
+}
+
+/** The revisions answers for `ns` named since noteRevisionsOf; noting stops. */
 export function takeRevisionsSeen(ns: string): Set<string> {
   const seen = revisionsSeen.get(ns) ?? new Set<string>();
   revisionsSeen.delete(ns);

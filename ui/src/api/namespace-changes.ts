@@ -10,7 +10,7 @@
 
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { getToken, reportUnauthorized, takeRevisionsSeen } from './client.js';
+import { getToken, noteRevisionsOf, reportUnauthorized, takeRevisionsSeen } from './client.js';
 import { takeEvents } from './sse-events.js';
 
 const FIRST_PAUSE_MS = 1_000;
@@ -25,7 +25,7 @@ export function useNamespaceChanges(ns: string, paused = false): void {
   useEffect(() => {
     if (paused) return;
     // Only answers from now on say what this page's data was read at.
-    takeRevisionsSeen(ns);
+    noteRevisionsOf(ns);
     const abort = new AbortController();
     const url = `/internal/v1/evaluation/snapshot/namespace/${encodeURIComponent(ns)}/events`;
     const refetch = () => void queryClient.invalidateQueries({ predicate: (query) => query.queryKey[1] === ns });
@@ -80,7 +80,10 @@ export function useNamespaceChanges(ns: string, paused = false): void {
       }
     };
     void run();
-    return () => abort.abort();
+    return () => {
+      abort.abort();
+      takeRevisionsSeen(ns);
+    };
   }, [ns, queryClient, paused]);
 }
 
