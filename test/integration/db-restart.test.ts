@@ -310,11 +310,17 @@ for (const row of ROWS) {
 
       // The outage is logged once each way; the requests it failed are warnings, without stacks.
       const lines = logLines((vexil as RunningVexil).output());
+      // A stopping server can answer a new query on a connection it has not cut yet, so the outage
+      // may be seen to start twice; each start is one error line and each end one warning.
       const errors = lines.filter((line) => line.level >= 50);
-      expect(errors.map((line) => line.msg)).toEqual(['database unavailable; answering 503 until it is back']);
+      expect(errors.length).toBeGreaterThan(0);
+      expect(new Set(errors.map((line) => line.msg))).toEqual(
+        new Set(['database unavailable; answering 503 until it is back']),
+      );
       expect(typeof errors[0]?.error).toBe('string');
       const back = lines.filter((line) => line.msg === 'database available again');
-      expect(back).toEqual([expect.objectContaining({ level: 40, outageMs: expect.any(Number) })]);
+      expect(back).toHaveLength(errors.length);
+      expect(back.every((line) => line.level === 40 && typeof line.outageMs === 'number')).toBe(true);
       expect(back[0]?.failedQueries).toBeGreaterThan(0);
       const refused = lines.filter((line) => line.msg === 'request failed');
       expect(refused.length).toBeGreaterThan(0);
