@@ -11,6 +11,9 @@ import { buildApp } from '../src/app/build-app.js';
 import { loadConfig } from '../src/config/load.js';
 import { flagState, insertChanges, Receiver, waitFor } from '../test/helpers/audit.js';
 import { createTestDatabase, testBackends } from '../test/helpers/backends.js';
+import { exitOnHelp } from './help.js';
+
+exitOnHelp(import.meta.url);
 
 const COUNT = Number(process.argv[2] ?? 1000);
 

@@ -13,6 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
+import { exitOnHelp } from './help.js';
+
+exitOnHelp(import.meta.url);
 
 const N = Number(process.argv[2] ?? 200);
 const ROUNDS = Number(process.argv[3] ?? 7);

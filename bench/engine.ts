@@ -21,7 +21,10 @@ import { EntityEvaluator, evaluateBoolean, evaluateFlag, evaluateVariant } from 
 import { thresholdBucket, variantBucket } from '../src/evaluation/hashing.js';
 import type { NamespaceSnapshot } from '../src/evaluation/snapshot.js';
 import type { FlagSource, NamespaceSource, SegmentSource } from '../src/evaluation/source.js';
+import { exitOnHelp } from './help.js';
 import { BENCH_CONTEXT, BENCH_SEGMENTS as SEGMENTS } from './seed.js';
+
+exitOnHelp(import.meta.url);
 
 // --- the namespace bench/seed.ts builds, as a NamespaceSource -------------------------------------
 

@@ -14,7 +14,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { exitOnHelp } from './help.js';
 import { freePort, median, ROOT, rssMiB } from './server-process.js';
+
+exitOnHelp(import.meta.url);
 
 function option(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);

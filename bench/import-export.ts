@@ -22,6 +22,9 @@ import { sqlDocumentStore } from '../src/storage/documents.js';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
 import { sqlNamespaceStore } from '../src/storage/namespaces.js';
 import { sqlOperationLockStore } from '../src/storage/operation-lock.js';
+import { exitOnHelp } from './help.js';
+
+exitOnHelp(import.meta.url);
 
 const FLAGS = Number(process.argv[2] ?? 10_000);
 const SEGMENTS = 100;

@@ -40,9 +40,12 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NODE_ENVIRONMENT, NODE_FLAGS } from '../src/runtime/runtime-flags.js';
 import { runGrpcLoad } from './grpc-load.js';
+import { exitOnHelp } from './help.js';
 import { type LoadResult, type LoadTool, runLoad, wrkAvailable } from './load.js';
 import { BENCH_CONTEXT, seedBenchmark } from './seed.js';
 import { compileServer, cpuMicros, freePort, median, ROOT, rssMiB, stop, waitHealthy } from './server-process.js';
+
+exitOnHelp(import.meta.url);
 
 const SCENARIOS = ['bare', 'boolean', 'variant', 'batch', 'ofrep', 'grpc-boolean', 'grpc-batch'] as const;
 type Scenario = (typeof SCENARIOS)[number];

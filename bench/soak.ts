@@ -18,9 +18,12 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NODE_ENVIRONMENT, NODE_FLAGS } from '../src/runtime/runtime-flags.js';
+import { exitOnHelp } from './help.js';
 import { createMemoryGroup, type MemoryGroup } from './memory-cgroup.js';
 import { seedBenchmark } from './seed.js';
 import { compileServer, freePort, ROOT, stop, waitHealthy } from './server-process.js';
+
+exitOnHelp(import.meta.url);
 
 interface Options {
   flags: number;

@@ -7,7 +7,14 @@ import type { ChangeActor } from '../domain/changes.js';
 import { NotFoundError } from '../domain/errors.js';
 import { insertChanges, type NewChange } from '../storage/changes.js';
 import type { Database } from '../storage/schema.js';
-import { bumpRevision, bumpRevisionTag, inTransaction, type Tx } from '../storage/transaction.js';
+import {
+  bumpRevision,
+  bumpRevisionTag,
+  bumpsRevisionFirst,
+  inTransaction,
+  readRevisionTag,
+  type Tx,
+} from '../storage/transaction.js';
 import { ChangeRecorder, type RecordedChanges, type RecorderOptions, UNKNOWN_ACTOR } from './change-recorder.js';
 import type { ChangeFeed } from './changes.js';
 
@@ -96,6 +103,18 @@ export async function runWrite<T>(
   const result = await recordedTransaction(
     ctx,
     async (tx, changes) => {
+      if (bumpsRevisionFirst(tx)) {
+        // The bump's row lock first, where foreign-key locks would otherwise deadlock writers (ADR 0031).
+        const found = await bumpRevision(tx, namespaceKey);
+        const value = await work(tx, changes);
+        if (!found) throw new NotFoundError(`namespace "${namespaceKey}"`);
+        const receipt = writeReceipts.getStore();
+        if (receipt) {
+          receipt.namespaceKey = namespaceKey;
+          receipt.revision = await readRevisionTag(tx, namespaceKey);
+        }
+        return value;
+      }
       const value = await work(tx, changes);
       const receipt = writeReceipts.getStore();
       if (receipt) {

@@ -2,7 +2,7 @@
 // number of times on serialization failures (PostgreSQL/CockroachDB 40001, MySQL deadlocks), with
 // driver errors turned into domain errors.
 
-import { type IsolationLevel, type Kysely, sql, type Transaction } from 'kysely';
+import { type IsolationLevel, type Kysely, MysqlAdapter, sql, type Transaction } from 'kysely';
 import { CancelledError, DomainError, UnavailableError } from '../domain/errors.js';
 import { classifyDriverError } from './errors.js';
 import { revisionTag } from './revision-tag.js';
@@ -57,6 +57,18 @@ export async function inTransaction<T>(
       throw toDomainError(err);
     }
   }
+}
+
+/**
+ * Whether a write must bump its namespace's revision before anything else, not last (MySQL and MariaDB:
+ * ADR 0031). There every insert of a row that references the namespace (a flag, a segment, a change)
+ * takes a shared lock on the namespace row for the foreign key; two writers holding it that then both
+ * want the exclusive lock of the bump deadlock, and under enough writers the retries ran out. Bumping
+ * first takes the exclusive lock at once, so a namespace's writers queue on that one row instead.
+ * PostgreSQL's foreign-key lock (KEY SHARE) does not conflict with the bump's, and SQLite has one writer.
+ */
+export function bumpsRevisionFirst(tx: Tx): boolean {
+  return tx.getExecutor().adapter instanceof MysqlAdapter;
 }
 
 /**

@@ -16,6 +16,7 @@ import type { StreamTickets } from '../../services/stream-tickets.js';
 import { errorStatus } from '../error-status.js';
 import type { LongLivedStreams } from '../long-lived-streams.js';
 import { fliptGrpcObject } from './protos.js';
+import { decodingSafely, malformedRequestStatus } from './request-decoding.js';
 import { type AnyRpc, authenticate, namespaceOrDefault, type RpcDeps, RpcError } from './rpc.js';
 
 export interface ChangeStreamDeps {
@@ -71,6 +72,11 @@ function watchNamespace(deps: RpcDeps, changes: ChangeStreamDeps | undefined) {
   return (call: ServerWritableStream<WatchRequest, ChangeMessage>): void => {
     if (changes === undefined) {
       fail(call, new RpcError(GrpcStatus.UNIMPLEMENTED, 'change streams are off (ofrep.event_streams.enabled)'));
+      return;
+    }
+    const malformed = malformedRequestStatus(call.request);
+    if (malformed) {
+      call.emit('error', malformed);
       return;
     }
     const request = call.request;
@@ -136,5 +142,5 @@ export function addChangeService(server: Server, deps: RpcDeps, changes: ChangeS
     fliptGrpcObject() as unknown as { vexil: { changes: { v1: { ChangeService: ServiceClientConstructor } } } }
   ).vexil.changes.v1.ChangeService.service;
   const implementation: UntypedServiceImplementation = { WatchNamespace: watchNamespace(deps, changes) };
-  server.addService(service, implementation);
+  server.addService(decodingSafely(service), implementation);
 }

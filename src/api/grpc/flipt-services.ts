@@ -10,6 +10,7 @@ import { dataRpcs, evaluationRpcs } from './evaluation-rpcs.js';
 import { fliptRpcs } from './flipt-rpcs.js';
 import { ofrepRpcs } from './ofrep-rpcs.js';
 import { fliptGrpcObject } from './protos.js';
+import { decodingSafely } from './request-decoding.js';
 import { type AnyRpc, type RpcDeps, serviceImplementation } from './rpc.js';
 
 function serviceOf(root: GrpcObject, path: string): ServiceClientConstructor {
@@ -46,6 +47,6 @@ export function addFliptServices(
 ): void {
   for (const [name, rpcs] of Object.entries(fliptServiceTables(deps.services, deps.config))) {
     const definition = serviceOf(root, name).service;
-    server.addService(definition, serviceImplementation(definition, rpcs, deps));
+    server.addService(decodingSafely(definition), serviceImplementation(definition, rpcs, deps));
   }
 }

@@ -1,6 +1,8 @@
 // Every RPC of the Flipt services is one table entry `{ method, kind, write?, namespaces?, handle }`; this
 // module turns an entry into a grpc-js unary handler that does, around `handle`, what the HTTP hooks do
 // around a route, with the same policy (api/kinds.ts):
+// - a request message that did not decode (request-decoding.ts): INVALID_ARGUMENT, as REST's 400 for a
+//   body that is not JSON;
 // - a call whose deadline has already passed (or that was cancelled) does no work: DEADLINE_EXCEEDED;
 // - a write refused by the tier (`server.mode: read`, `storage.read_only` for management writes):
 //   UNIMPLEMENTED `modification is not allowed in read-only mode`, before authentication as over HTTP;
@@ -42,6 +44,7 @@ import {
   tierOfClass,
 } from '../kinds.js';
 import { camelFields, snakeFields } from './field-case.js';
+import { malformedRequestStatus } from './request-decoding.js';
 
 /** What a handler may use of its call besides the request message. */
 export interface RpcContext {
@@ -155,6 +158,12 @@ export function unaryHandler(
   const readsRevision = tier === 'management-read';
 
   return (call, callback) => {
+    // Bytes that were not the method's message (request-decoding.ts).
+    const malformed = malformedRequestStatus(call.request);
+    if (malformed) {
+      callback(malformed);
+      return;
+    }
     if (call.cancelled || deadlinePassed(call)) {
       callback({ code: GrpcStatus.DEADLINE_EXCEEDED, details: 'deadline exceeded' });
       return;

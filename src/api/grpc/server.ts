@@ -10,6 +10,7 @@ import { addChangeService, type ChangeStreamDeps } from './change-rpcs.js';
 import { addFliptServices, type FliptServicesDeps } from './flipt-services.js';
 import { fliptPackageDefinition } from './protos.js';
 import { addReflection } from './reflection.js';
+import { checkingRequests } from './request-decoding.js';
 
 export interface GrpcServer {
   server: Server;
@@ -77,8 +78,10 @@ export function buildGrpcServer(health: HealthState, options: GrpcServerOptions 
   };
   setStatus(health.status());
   health.onChange(setStatus);
-  healthService.addToServer(server);
-  addReflection(server, fliptPackageDefinition());
+  // The library services' handlers do not check for malformed requests themselves (request-decoding.ts).
+  const checking = checkingRequests(server);
+  healthService.addToServer(checking as Server);
+  addReflection(checking, fliptPackageDefinition());
   if (options.flipt) {
     addFliptServices(server, options.flipt);
     addChangeService(server, options.flipt, options.changes);
