@@ -4,7 +4,7 @@
 
 import Type from 'typebox';
 import { InvalidArgumentError } from '../../../domain/errors.js';
-import { DEFAULT_NAMESPACE } from '../../../domain/types.js';
+import { namespaceKeyOrDefault } from '../../../domain/namespace-key.js';
 import { ListQuerystring, ReferenceQuerystring } from '../schemas/common.js';
 
 /** The namespaced form of a route and its legacy form without the prefix. */
@@ -15,17 +15,20 @@ export function withLegacy(path: string): { url: string; legacy: boolean }[] {
   ];
 }
 
-/** The namespace of a request: the path's, else one named in the body or query (legacy routes). */
+/**
+ * The namespace of a request: the path's (already resolved: namespace-default.ts), else the first one
+ * named in the body or query (legacy routes), empty or none meaning `default`.
+ */
 export function namespaceOf(
   params: { namespaceKey?: string },
   ...sources: ({ namespaceKey?: string | null } | undefined)[]
-) {
-  if (params.namespaceKey !== undefined) return params.namespaceKey;
+): string {
+  if (params.namespaceKey !== undefined) return namespaceKeyOrDefault(params.namespaceKey);
+  let named: string | null | undefined;
   for (const source of sources) {
-    const ns = source?.namespaceKey;
-    if (typeof ns === 'string' && ns !== '') return ns;
+    named ||= source?.namespaceKey;
   }
-  return DEFAULT_NAMESPACE;
+  return namespaceKeyOrDefault(named);
 }
 
 const NamespaceQuery = {
