@@ -83,9 +83,12 @@ export function fliptRpcs(services: Services): Rpc<never>[] {
   const byKey = (request: Req) => [namespaceKeyOrDefault(request.key)];
 
   const rpcs: Rpc<Req>[] = [
-    // Namespaces: addressed by their own key; a listing addresses none (scoped tokens may not list).
+    // Namespaces: addressed by their own key (an empty one reads `default`, as Flipt's GetNamespace does;
+    // its update and delete take the key as given); a listing addresses none (scoped tokens may not list).
     {
-      ...management('GetNamespace', false, async (r) => namespaceToWire(await namespaces.get(r.key))),
+      ...management('GetNamespace', false, async (r) =>
+        namespaceToWire(await namespaces.get(namespaceKeyOrDefault(r.key))),
+      ),
       namespaces: byKey,
     },
     {
