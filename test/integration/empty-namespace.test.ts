@@ -5,7 +5,9 @@
 // namespace and has no row here fails the coverage test. Each row addresses "" (in the path, body,
 // query or OFREP header), and must answer as `default` does: reads equal the same read of `default`,
 // writes land in `default` (a witness read of `default` shows them), deletes remove from `default`.
+// The change streams (SSE and gRPC's WatchNamespace) must open "" as `default`'s stream.
 
+import { type ClientReadableStream, Metadata, type ServiceError, status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fliptServiceTables } from '../../src/api/grpc/flipt-services.js';
 import { declaredRoutes } from '../../src/api/http/route-kinds.js';
@@ -932,6 +934,29 @@ describeEachBackend('an empty namespace key means default', (backend) => {
         empty.close();
         named.close();
       }
+    });
+
+    it('WatchNamespace (the gRPC change stream): "" streams what default streams', async () => {
+      const client = grpc.client('vexil.changes.v1.ChangeService') as unknown as {
+        WatchNamespace(request: unknown, metadata: Metadata): ClientReadableStream<Msg>;
+      };
+      const first = (namespaceKey: string) =>
+        new Promise<Msg>((resolve, reject) => {
+          const metadata = new Metadata();
+          const token = tokenFor();
+          if (token !== undefined) metadata.set('authorization', `Bearer ${token}`);
+          const call = client.WatchNamespace({ namespaceKey }, metadata);
+          call.on('data', (change: Msg) => {
+            resolve(change);
+            call.cancel();
+          });
+          call.on('error', (err: ServiceError) => {
+            if (err.code !== status.CANCELLED) reject(err);
+          });
+        });
+      const empty = await first('');
+      expect(empty.namespaceKey).toBe('default');
+      expect(empty).toEqual(await first('default'));
     });
 
     it('covers every gRPC method that takes a namespace', () => {
