@@ -48,8 +48,10 @@ const GRPC_EXEMPT: Record<string, string> = {
   'flipt.auth.AuthenticationMethodTokenService/CreateToken': "namespace_key scopes the new token; '' = unscoped",
   'flipt.Flipt/ListNamespaces': 'lists every namespace',
   'flipt.Flipt/CreateNamespace': 'an empty key is a validation error',
-  'flipt.Flipt/UpdateNamespace': 'Flipt updates the row whose key is "" (none): not found',
-  'flipt.Flipt/DeleteNamespace': 'Flipt refuses "" as the protected default namespace',
+  // Flipt takes a namespace's own key as given here: "" is not found (update) or, oddly, refused as
+  // protected (delete, which looks `default` up); Vexil answers NOT_FOUND to both.
+  'flipt.Flipt/UpdateNamespace': "the namespace's own key, taken as given (not found)",
+  'flipt.Flipt/DeleteNamespace': "the namespace's own key, taken as given (not found)",
 };
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
