@@ -1,19 +1,16 @@
 // The namespace(s) a request addresses, for tokens restricted to one namespace
-// (`io.flipt.auth.token.namespace`). As in Flipt: the namespace path parameter, else the body's (or
-// query's) `namespaceKey`, an empty one counting as `default`; a namespace create uses its `key`; a
+// (`io.flipt.auth.token.namespace`), and for the revision header of management answers. As in Flipt:
+// the namespace path parameter, else the body's (or query's) `namespaceKey`, an empty one counting as
+// `default` (domain/namespace-key.ts: this check runs before the handler resolves it); a namespace create uses its `key`; a
 // batch addresses the namespaces of all its items; a request that names no namespace (listing
 // namespaces) addresses none and a scoped token may not make it.
 
-import { DEFAULT_NAMESPACE } from '../domain/types.js';
+import { namespaceKeyOrDefault } from '../domain/namespace-key.js';
 
 type Json = Record<string, unknown>;
 
 function asObject(value: unknown): Json | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
-}
-
-function keyOrDefault(value: unknown): string {
-  return typeof value === 'string' && value !== '' ? value : DEFAULT_NAMESPACE;
 }
 
 /** The parameter name that follows a `namespaces` or `namespace` segment of a route URL, if any. */
@@ -40,7 +37,7 @@ export interface ScopedRequest {
 /** The namespaces the request addresses; undefined when it names none. */
 export function requestNamespaces(request: ScopedRequest): string[] | undefined {
   const param = namespaceParamOf(request.routeUrl);
-  if (param !== undefined) return [keyOrDefault(asObject(request.params)?.[param])];
+  if (param !== undefined) return [namespaceKeyOrDefault(asObject(request.params)?.[param])];
 
   const body = asObject(request.body);
   if (request.routeUrl === '/api/v1/namespaces') {
@@ -50,13 +47,13 @@ export function requestNamespaces(request: ScopedRequest): string[] | undefined 
 
   const items = body?.requests;
   if (Array.isArray(items)) {
-    const keys = new Set(items.map((item) => keyOrDefault(asObject(item)?.namespaceKey)));
+    const keys = new Set(items.map((item) => namespaceKeyOrDefault(asObject(item)?.namespaceKey)));
     if (typeof body?.namespaceKey === 'string' && body.namespaceKey !== '') keys.add(body.namespaceKey);
-    return keys.size ? [...keys] : [DEFAULT_NAMESPACE];
+    return keys.size ? [...keys] : [namespaceKeyOrDefault(undefined)];
   }
 
   const query = asObject(request.query);
-  return [keyOrDefault(body?.namespaceKey ?? query?.namespaceKey ?? query?.namespace_key)];
+  return [namespaceKeyOrDefault(body?.namespaceKey ?? query?.namespaceKey ?? query?.namespace_key)];
 }
 
 /** Routes that answer a scoped token with its own namespace's part only (the change log across namespaces). */

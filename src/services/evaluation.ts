@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SnapshotCache } from '../cache/snapshot-cache.js';
 import { NotFoundError, ValidationError } from '../domain/errors.js';
-import { DEFAULT_NAMESPACE } from '../domain/types.js';
+import { namespaceKeyOrDefault } from '../domain/namespace-key.js';
 import {
   type BooleanEvaluation,
   type CompiledFlag,
@@ -160,7 +160,7 @@ export class EvaluationService {
     let lastKey: string | undefined;
     let last: NamespaceSnapshot | undefined;
     for (let i = 0; i < requests.length; i++) {
-      const key = requests[i]?.namespaceKey || DEFAULT_NAMESPACE;
+      const key = namespaceKeyOrDefault(requests[i]?.namespaceKey);
       if (key !== lastKey) {
         lastKey = key;
         last = this.#snapshots.peek(key);
@@ -177,7 +177,7 @@ export class EvaluationService {
       const byKey = new Map(keys.map((key, i) => [key, loaded[i] as NamespaceSnapshot]));
       for (let i = 0; i < requests.length; i++) {
         if (snapshots[i] === undefined) {
-          snapshots[i] = byKey.get(requests[i]?.namespaceKey || DEFAULT_NAMESPACE) as NamespaceSnapshot;
+          snapshots[i] = byKey.get(namespaceKeyOrDefault(requests[i]?.namespaceKey)) as NamespaceSnapshot;
         }
       }
       return snapshots;

@@ -29,8 +29,6 @@ describe('FlagService and VariantService', () => {
       variants: [],
     });
     expect(await t.services.flags.get('default', 'f')).toEqual(created);
-    // An empty namespace key means `default`.
-    expect((await t.services.flags.get('', 'f')).key).toBe('f');
   });
 
   it('lists flags in creation order with Flipt paging', async () => {

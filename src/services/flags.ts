@@ -3,7 +3,7 @@
 // when sent).
 
 import { InvalidArgumentError } from '../domain/errors.js';
-import { DEFAULT_NAMESPACE, FLAG_TYPES, type Flag, type FlagType, type Page } from '../domain/types.js';
+import { FLAG_TYPES, type Flag, type FlagType, type Page } from '../domain/types.js';
 import type { ListQuery } from '../storage/pagination.js';
 import type { FlagStore, FlagUpdate, NamespaceReads } from '../storage/store.js';
 import type { ResourceStates } from './resource-states.js';
@@ -28,11 +28,6 @@ export interface FlagUpdateInput {
   defaultVariantId?: string | null;
   /** Absent or null leaves it unchanged; {} clears it. */
   metadata?: Record<string, unknown> | null;
-}
-
-/** An empty namespace key means `default` everywhere in Flipt. */
-export function namespaceOrDefault(namespaceKey: string | undefined | null): string {
-  return namespaceKey === undefined || namespaceKey === null || namespaceKey === '' ? DEFAULT_NAMESPACE : namespaceKey;
 }
 
 /** The flag as a read would show it after `update` (which checked the default variant is its own). */
@@ -61,15 +56,14 @@ export class FlagService {
   ) {}
 
   list(namespaceKey: string, query: ListQuery): Promise<Page<Flag>> {
-    return this.flags.list(this.ctx.db, namespaceOrDefault(namespaceKey), query);
+    return this.flags.list(this.ctx.db, namespaceKey, query);
   }
 
   get(namespaceKey: string, key: string): Promise<Flag> {
-    return this.flags.get(this.ctx.db, namespaceOrDefault(namespaceKey), key);
+    return this.flags.get(this.ctx.db, namespaceKey, key);
   }
 
-  create(namespaceKey: string, input: FlagCreateInput): Promise<Flag> {
-    const ns = namespaceOrDefault(namespaceKey);
+  create(ns: string, input: FlagCreateInput): Promise<Flag> {
     const key = requireKey('key', input.key);
     const name = requireNonEmpty('name', input.name);
     requireMaxLength('name', name);
@@ -90,8 +84,7 @@ export class FlagService {
     });
   }
 
-  update(namespaceKey: string, key: string, input: FlagUpdateInput): Promise<Flag> {
-    const ns = namespaceOrDefault(namespaceKey);
+  update(ns: string, key: string, input: FlagUpdateInput): Promise<Flag> {
     requireNonEmpty('key', key);
     const name = requireNonEmpty('name', input.name);
     requireMaxLength('name', name);
@@ -114,8 +107,7 @@ export class FlagService {
   }
 
   /** Idempotent: deleting an unknown flag (or a flag of an unknown namespace) succeeds. */
-  async delete(namespaceKey: string, key: string): Promise<void> {
-    const ns = namespaceOrDefault(namespaceKey);
+  async delete(ns: string, key: string): Promise<void> {
     requireNonEmpty('key', key);
     if (!(await this.namespaces.find(this.ctx.db, ns))) return;
     await runWrite(this.ctx, ns, async (tx, changes) => {

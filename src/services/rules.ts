@@ -7,7 +7,6 @@ import { ValidationError } from '../domain/errors.js';
 import type { Distribution, Page, Rule, SegmentOperator } from '../domain/types.js';
 import type { ListQuery } from '../storage/pagination.js';
 import type { NamespaceReads, RuleStore } from '../storage/store.js';
-import { namespaceOrDefault } from './flags.js';
 import { type ResourceStates, siblingRanks } from './resource-states.js';
 import { requireNonEmpty } from './validation.js';
 import { runWrite, type WriteContext } from './write.js';
@@ -67,18 +66,17 @@ export class RuleService {
 
   list(namespaceKey: string, flagKey: string, query: ListQuery): Promise<Page<Rule>> {
     requireNonEmpty('flagKey', flagKey);
-    return this.rules.list(this.ctx.db, namespaceOrDefault(namespaceKey), flagKey, query);
+    return this.rules.list(this.ctx.db, namespaceKey, flagKey, query);
   }
 
   /** Looked up by id and namespace, as Flipt does; the flag key is only required to be present. */
   get(namespaceKey: string, flagKey: string, id: string): Promise<Rule> {
     requireNonEmpty('id', id);
     requireNonEmpty('flagKey', flagKey);
-    return this.rules.get(this.ctx.db, namespaceOrDefault(namespaceKey), id);
+    return this.rules.get(this.ctx.db, namespaceKey, id);
   }
 
-  create(namespaceKey: string, flagKey: string, input: RuleInput): Promise<Rule> {
-    const ns = namespaceOrDefault(namespaceKey);
+  create(ns: string, flagKey: string, input: RuleInput): Promise<Rule> {
     requireNonEmpty('flagKey', flagKey);
     const segments = ruleSegments(input);
     const rank = input.rank ?? 0;
@@ -95,8 +93,7 @@ export class RuleService {
     });
   }
 
-  update(namespaceKey: string, flagKey: string, id: string, input: RuleInput): Promise<Rule> {
-    const ns = namespaceOrDefault(namespaceKey);
+  update(ns: string, flagKey: string, id: string, input: RuleInput): Promise<Rule> {
     requireNonEmpty('id', id);
     requireNonEmpty('flagKey', flagKey);
     const segments = ruleSegments(input);
@@ -109,8 +106,7 @@ export class RuleService {
   }
 
   /** rank = position + 1 for each listed rule; at least two ids. */
-  async order(namespaceKey: string, flagKey: string, ruleIds: readonly string[] | null | undefined): Promise<void> {
-    const ns = namespaceOrDefault(namespaceKey);
+  async order(ns: string, flagKey: string, ruleIds: readonly string[] | null | undefined): Promise<void> {
     requireNonEmpty('flagKey', flagKey);
     if (!ruleIds || ruleIds.length < 2) throw new ValidationError('ruleIds', 'must contain atleast 2 elements');
     await runWrite(this.ctx, ns, async (tx, changes) => {
@@ -123,8 +119,7 @@ export class RuleService {
   }
 
   /** Idempotent; the flag's remaining rules are renumbered 1..n in the same transaction. */
-  async delete(namespaceKey: string, flagKey: string, id: string): Promise<void> {
-    const ns = namespaceOrDefault(namespaceKey);
+  async delete(ns: string, flagKey: string, id: string): Promise<void> {
     requireNonEmpty('id', id);
     requireNonEmpty('flagKey', flagKey);
     if (!(await this.namespaces.find(this.ctx.db, ns))) return;
@@ -149,8 +144,7 @@ export class DistributionService {
     private readonly states: ResourceStates,
   ) {}
 
-  create(namespaceKey: string, flagKey: string, ruleId: string, input: DistributionInput): Promise<Distribution> {
-    const ns = namespaceOrDefault(namespaceKey);
+  create(ns: string, flagKey: string, ruleId: string, input: DistributionInput): Promise<Distribution> {
     requireNonEmpty('flagKey', flagKey);
     requireNonEmpty('ruleId', ruleId);
     const variantId = requireNonEmpty('variantId', input.variantId ?? undefined);
@@ -162,14 +156,7 @@ export class DistributionService {
     });
   }
 
-  update(
-    namespaceKey: string,
-    flagKey: string,
-    ruleId: string,
-    id: string,
-    input: DistributionInput,
-  ): Promise<Distribution> {
-    const ns = namespaceOrDefault(namespaceKey);
+  update(ns: string, flagKey: string, ruleId: string, id: string, input: DistributionInput): Promise<Distribution> {
     requireNonEmpty('id', id);
     requireNonEmpty('flagKey', flagKey);
     requireNonEmpty('ruleId', ruleId);
@@ -184,14 +171,7 @@ export class DistributionService {
   }
 
   /** Idempotent; matches on id, rule and variant, so the variant id is required. */
-  async delete(
-    namespaceKey: string,
-    flagKey: string,
-    ruleId: string,
-    id: string,
-    variantId: string | undefined,
-  ): Promise<void> {
-    const ns = namespaceOrDefault(namespaceKey);
+  async delete(ns: string, flagKey: string, ruleId: string, id: string, variantId: string | undefined): Promise<void> {
     requireNonEmpty('id', id);
     requireNonEmpty('flagKey', flagKey);
     requireNonEmpty('ruleId', ruleId);

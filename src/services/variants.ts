@@ -4,7 +4,6 @@
 import { ValidationError } from '../domain/errors.js';
 import type { Variant } from '../domain/types.js';
 import type { NamespaceReads, VariantStore } from '../storage/store.js';
-import { namespaceOrDefault } from './flags.js';
 import type { ResourceStates } from './resource-states.js';
 import { requireMaxLength, requireNonEmpty } from './validation.js';
 import { runWrite, type WriteContext } from './write.js';
@@ -61,8 +60,7 @@ export class VariantService {
     private readonly states: ResourceStates,
   ) {}
 
-  create(namespaceKey: string, flagKey: string, input: VariantInput): Promise<Variant> {
-    const ns = namespaceOrDefault(namespaceKey);
+  create(ns: string, flagKey: string, input: VariantInput): Promise<Variant> {
     requireNonEmpty('flagKey', flagKey);
     const write = toWrite(input);
     return runWrite(this.ctx, ns, async (tx, changes) => {
@@ -72,8 +70,7 @@ export class VariantService {
     });
   }
 
-  update(namespaceKey: string, flagKey: string, id: string, input: VariantInput): Promise<Variant> {
-    const ns = namespaceOrDefault(namespaceKey);
+  update(ns: string, flagKey: string, id: string, input: VariantInput): Promise<Variant> {
     requireNonEmpty('id', id);
     requireNonEmpty('flagKey', flagKey);
     const write = toWrite(input);
@@ -86,8 +83,7 @@ export class VariantService {
   }
 
   /** Idempotent. Removes the variant's distributions and clears it as a flag's default variant. */
-  async delete(namespaceKey: string, flagKey: string, id: string): Promise<void> {
-    const ns = namespaceOrDefault(namespaceKey);
+  async delete(ns: string, flagKey: string, id: string): Promise<void> {
     requireNonEmpty('id', id);
     requireNonEmpty('flagKey', flagKey);
     if (!(await this.namespaces.find(this.ctx.db, ns))) return;

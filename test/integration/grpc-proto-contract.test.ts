@@ -1,7 +1,7 @@
 // The wire contract of Vexil's gRPC API against Flipt v1.61's published protos: every message's
 // fields (name, number, type, repeated/map/optional/oneof), every enum's values and every service's
 // methods with their request and response types, as written down below from Flipt's
-// rpc/flipt/{flipt,evaluation/evaluation,auth/auth,ofrep/ofrep}.proto. They are compared with the
+// rpc/flipt/{flipt,evaluation/evaluation,auth/auth,ofrep/ofrep,meta/meta}.proto. They are compared with the
 // descriptors @grpc/proto-loader builds from our proto/ (the ones server reflection sends), so a
 // field with a wrong number, type or name fails here.
 //
@@ -306,6 +306,7 @@ const SERVICES: Record<string, string> = {
     `DeleteAuthentication(DeleteAuthenticationRequest) returns (${EMPTY}); ` +
     `ExpireAuthenticationSelf(ExpireAuthenticationSelfRequest) returns (${EMPTY})`,
   'flipt.auth.AuthenticationMethodTokenService': 'CreateToken(CreateTokenRequest) returns (CreateTokenResponse)',
+  'flipt.meta.MetadataService': `GetConfiguration(${EMPTY}) returns (google.api.HttpBody); GetInfo(${EMPTY}) returns (google.api.HttpBody)`,
   'flipt.ofrep.OFREPService':
     'GetProviderConfiguration(GetProviderConfigurationRequest) returns (GetProviderConfigurationResponse); ' +
     'EvaluateFlag(EvaluateFlagRequest) returns (EvaluatedFlag); ' +
@@ -464,7 +465,20 @@ describe("gRPC wire contract (proto/ against Flipt v1.61's protos)", () => {
     expect(actual.services).toEqual(
       Object.fromEntries(Object.entries(SERVICES).map(([k, v]) => [k, sorted(items(v))])),
     );
-    expect(Object.values(actual.services).flat()).toHaveLength(52);
+    expect(Object.values(actual.services).flat()).toHaveLength(54);
+  });
+
+  it('declares google.api.HttpBody (the meta answers) with googleapis’ fields', () => {
+    const file = fileDescriptors().find((f) => f.package === 'google.api');
+    const body = file?.messageType?.find((m) => m.name === 'HttpBody');
+    // protobufjs writes type names relative to the message's scope (`protobuf.Any` in google.api).
+    const typeName = (name: string | null | undefined) =>
+      (name ?? '').replace(/^(\.google\.)?protobuf\./, 'google.protobuf.');
+    expect(body?.field?.map((f) => [f.name, f.number, f.type, f.label, typeName(f.typeName)])).toEqual([
+      ['content_type', 1, 9, 1, ''],
+      ['data', 2, 12, 1, ''],
+      ['extensions', 3, 11, LABEL_REPEATED, 'google.protobuf.Any'],
+    ]);
   });
 
   it('fails on a field with a wrong number, a wrong type or outside its oneof', () => {

@@ -71,7 +71,7 @@ describe.each([
   it('answers /health and /metrics like GET, without the body', async () => {
     const health = await head('/health');
     expect(health.statusCode).toBe(200);
-    expect(health.headers['content-type']).toMatch(/^application\/json/);
+    expect(health.headers['content-type']).toBe('application/json');
     expect(health.body).toBe('');
     const metrics = await head('/metrics');
     expect(metrics.statusCode).toBe(200);
@@ -121,6 +121,27 @@ describe('CONNECT and the headers of every answer', () => {
     // The server still answers other requests.
     expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
   });
+
+  // Flipt answers these with `application/json` exactly (its own integration test asserts it for
+  // /health and the meta documents): no charset parameter, compressed or not.
+  it.each([
+    ['/health', 200, undefined],
+    ['/health?service=nope', 404, undefined],
+    ['/meta/info', 200, undefined],
+    ['/meta/info', 200, 'gzip'],
+    ['/meta/config', 200, undefined],
+    ['/meta/config', 200, 'gzip'],
+  ])(
+    'answers GET %s (%i, Accept-Encoding %s) with Content-Type: application/json exactly',
+    async (path, status, encoding) => {
+      const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+        headers: encoding === undefined ? { 'accept-encoding': 'identity' } : { 'accept-encoding': encoding },
+      });
+      expect(res.status).toBe(status);
+      expect(res.headers.get('content-type')).toBe('application/json');
+      expect(typeof (await res.json())).toBe('object');
+    },
+  );
 
   it('sends X-Content-Type-Options: nosniff on API answers, errors, /openapi.json and /metrics', async () => {
     const base = `http://127.0.0.1:${port}`;

@@ -12,12 +12,13 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import type { RevisionChange, RevisionWatch } from '../../cache/revision-watch.js';
+import { namespaceKeyOrDefault } from '../../domain/namespace-key.js';
 import type { StreamTickets } from '../../services/stream-tickets.js';
 import { errorStatus } from '../error-status.js';
 import type { LongLivedStreams } from '../long-lived-streams.js';
 import { fliptGrpcObject } from './protos.js';
 import { decodingSafely, malformedRequestStatus } from './request-decoding.js';
-import { type AnyRpc, authenticate, namespaceOrDefault, type RpcDeps, RpcError } from './rpc.js';
+import { type AnyRpc, authenticate, type RpcDeps, RpcError } from './rpc.js';
 
 export interface ChangeStreamDeps {
   watch: RevisionWatch;
@@ -59,7 +60,7 @@ function messageOf(change: RevisionChange): ChangeMessage {
 const WATCH_ENTRY: AnyRpc = {
   method: 'WatchNamespace',
   kind: 'change-stream',
-  namespaces: (request: WatchRequest) => [namespaceOrDefault(request.namespace_key)],
+  namespaces: (request: WatchRequest) => [namespaceKeyOrDefault(request.namespace_key)],
   handle: () => undefined,
 };
 
@@ -80,7 +81,7 @@ function watchNamespace(deps: RpcDeps, changes: ChangeStreamDeps | undefined) {
       return;
     }
     const request = call.request;
-    const namespaceKey = namespaceOrDefault(request.namespace_key);
+    const namespaceKey = namespaceKeyOrDefault(request.namespace_key);
     let told = request.last_revision === '' ? undefined : request.last_revision;
     let closed = false;
     let stopWatching = () => {};

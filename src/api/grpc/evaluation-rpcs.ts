@@ -3,12 +3,13 @@
 // route call it. The answer names the snapshot's revision (x-vexil-revision).
 
 import { randomUUID } from 'node:crypto';
+import { namespaceKeyOrDefault } from '../../domain/namespace-key.js';
 import type { FlagEvaluation } from '../../evaluation/index.js';
 import { currentTimestamp, type EvaluationInput } from '../../services/evaluation-types.js';
 import type { Services } from '../../services/index.js';
 import { clientFlagRenderer, SnapshotLevel } from '../client-snapshot.js';
 import { timestampMessage } from './messages.js';
-import { namespaceOrDefault, type Rpc } from './rpc.js';
+import type { Rpc } from './rpc.js';
 
 /** flipt.evaluation.EvaluationRequest as proto-loader decodes it (defaults filled in). */
 export interface EvaluationRequestMessage {
@@ -58,7 +59,7 @@ export function evaluationRpcs({ evaluation }: Services): Rpc<never>[] {
     kind: 'evaluation',
     async handle(request, context) {
       const started = performance.now();
-      const snapshot = await evaluation.snapshot(namespaceOrDefault(request.namespaceKey));
+      const snapshot = await evaluation.snapshot(namespaceKeyOrDefault(request.namespaceKey));
       context.setRevision(snapshot.revision);
       const result = evaluate(snapshot, request);
       return { ...result, ...stamp(request.requestId || randomUUID(), started) };
@@ -69,8 +70,8 @@ export function evaluationRpcs({ evaluation }: Services): Rpc<never>[] {
     method: 'Batch',
     kind: 'evaluation',
     namespaces: (request) => {
-      const keys = new Set(request.requests.map((item) => namespaceOrDefault(item.namespaceKey)));
-      return keys.size ? [...keys] : [namespaceOrDefault('')];
+      const keys = new Set(request.requests.map((item) => namespaceKeyOrDefault(item.namespaceKey)));
+      return keys.size ? [...keys] : [namespaceKeyOrDefault('')];
     },
     async handle(request) {
       const started = performance.now();
@@ -94,9 +95,9 @@ export function dataRpcs({ evaluation }: Services): Rpc<never>[] {
   const snapshot: Rpc<{ key: string; reference: string }> = {
     method: 'EvaluationSnapshotNamespace',
     kind: 'client-snapshot',
-    namespaces: (request) => [namespaceOrDefault(request.key)],
+    namespaces: (request) => [namespaceKeyOrDefault(request.key)],
     async handle(request, context) {
-      const key = request.key;
+      const key = namespaceKeyOrDefault(request.key);
       const source = await evaluation.source(key);
       if (source === undefined) return { namespace: { key }, flags: [] };
       context.setRevision(source.revision);

@@ -1,9 +1,10 @@
 // flipt.Flipt: the management RPCs and the deprecated Evaluate/BatchEvaluate. Management RPCs are
 // one adapter per method over the same service call the REST route makes
 // (api/http/routes/*), answering the same resource shape (api/resource-shapes.ts) as its message.
-// Requests come with proto3 defaults filled in: an empty namespace key is `default` (namespaceOrDefault),
+// Requests come with proto3 defaults filled in: an empty namespace key is `default` (namespaceKeyOrDefault, at this edge),
 // an unset message is null.
 
+import { namespaceKeyOrDefault } from '../../domain/namespace-key.js';
 import type { Services } from '../../services/index.js';
 import type { RolloutInput } from '../../services/rollouts.js';
 import type { ListQuery } from '../../storage/pagination.js';
@@ -23,7 +24,7 @@ import {
   variantToWire,
 } from '../resource-shapes.js';
 import { type StructMessage, structToJson, wireToMessage } from './messages.js';
-import { namespaceOrDefault, type Rpc } from './rpc.js';
+import type { Rpc } from './rpc.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: decoded messages; each adapter reads the fields its proto declares
 type Req = any;
@@ -64,7 +65,7 @@ function rolloutInput(request: Req): RolloutInput {
   };
 }
 
-const ns = (request: Req): string => namespaceOrDefault(request.namespaceKey);
+const ns = (request: Req): string => namespaceKeyOrDefault(request.namespaceKey);
 
 /** An RPC of the management API; `write` for the methods REST serves with POST, PUT and DELETE. */
 function management(method: string, write: boolean, handle: (request: Req) => Promise<unknown>): Rpc<Req> {
@@ -79,12 +80,15 @@ function management(method: string, write: boolean, handle: (request: Req) => Pr
 export function fliptRpcs(services: Services): Rpc<never>[] {
   const { namespaces, flags, variants, segments, constraints, rules, distributions, rollouts } = services;
   const { evaluation, legacyEvaluation } = services;
-  const byKey = (request: Req) => [namespaceOrDefault(request.key)];
+  const byKey = (request: Req) => [namespaceKeyOrDefault(request.key)];
 
   const rpcs: Rpc<Req>[] = [
-    // Namespaces: addressed by their own key; a listing addresses none (scoped tokens may not list).
+    // Namespaces: addressed by their own key (an empty one reads `default`, as Flipt's GetNamespace does;
+    // its update and delete take the key as given); a listing addresses none (scoped tokens may not list).
     {
-      ...management('GetNamespace', false, async (r) => namespaceToWire(await namespaces.get(r.key))),
+      ...management('GetNamespace', false, async (r) =>
+        namespaceToWire(await namespaces.get(namespaceKeyOrDefault(r.key))),
+      ),
       namespaces: byKey,
     },
     {
@@ -290,9 +294,9 @@ export function fliptRpcs(services: Services): Rpc<never>[] {
       method: 'BatchEvaluate',
       kind: 'legacy-evaluation',
       namespaces: (r) => {
-        const keys = new Set<string>(r.requests.map((item: Req) => namespaceOrDefault(item.namespaceKey)));
+        const keys = new Set<string>(r.requests.map((item: Req) => namespaceKeyOrDefault(item.namespaceKey)));
         if (r.namespaceKey) keys.add(r.namespaceKey);
-        return keys.size ? [...keys] : [namespaceOrDefault('')];
+        return keys.size ? [...keys] : [namespaceKeyOrDefault('')];
       },
       async handle(r, context) {
         const started = performance.now();

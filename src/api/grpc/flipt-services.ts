@@ -8,6 +8,7 @@ import type { LongLivedStreams } from '../long-lived-streams.js';
 import { authRpcs, publicAuthRpcs, tokenMethodRpcs } from './auth-rpcs.js';
 import { dataRpcs, evaluationRpcs } from './evaluation-rpcs.js';
 import { fliptRpcs } from './flipt-rpcs.js';
+import { metaRpcs } from './meta-rpcs.js';
 import { ofrepRpcs } from './ofrep-rpcs.js';
 import { fliptGrpcObject } from './protos.js';
 import { decodingSafely } from './request-decoding.js';
@@ -37,6 +38,7 @@ export function fliptServiceTables(services: Services, config: Config): Record<s
     'flipt.auth.AuthenticationService': authRpcs(services),
     'flipt.auth.AuthenticationMethodTokenService': tokenMethodRpcs(services, config),
     'flipt.ofrep.OFREPService': ofrepRpcs(services, config),
+    'flipt.meta.MetadataService': metaRpcs(config),
   };
 }
 

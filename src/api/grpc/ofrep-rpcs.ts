@@ -6,7 +6,7 @@
 import type { Metadata } from '@grpc/grpc-js';
 import type { Config } from '../../config/schema.js';
 import { GrpcCode, InvalidArgumentError } from '../../domain/errors.js';
-import { DEFAULT_NAMESPACE } from '../../domain/types.js';
+import { namespaceKeyOrDefault } from '../../domain/namespace-key.js';
 import type { EvaluationContext } from '../../evaluation/index.js';
 import type { Services } from '../../services/index.js';
 import { FlagFailure } from '../../services/ofrep.js';
@@ -24,8 +24,8 @@ function metadataValue(metadata: Metadata, key: string): string | undefined {
 }
 
 function namespaceOf(metadata: Metadata): string {
-  return (
-    metadataValue(metadata, 'x-service-namespace') ?? metadataValue(metadata, 'x-flipt-namespace') ?? DEFAULT_NAMESPACE
+  return namespaceKeyOrDefault(
+    metadataValue(metadata, 'x-service-namespace') ?? metadataValue(metadata, 'x-flipt-namespace'),
   );
 }
 

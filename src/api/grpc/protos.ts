@@ -24,6 +24,7 @@ import type { ProtoGrpcType as AuthGrpc } from './generated/auth.js';
 import type { ProtoGrpcType as ChangesGrpc } from './generated/changes.js';
 import type { ProtoGrpcType as EvaluationGrpc } from './generated/evaluation.js';
 import type { ProtoGrpcType as FliptGrpc } from './generated/flipt.js';
+import type { ProtoGrpcType as MetaGrpc } from './generated/meta.js';
 import type { ProtoGrpcType as OfrepGrpc } from './generated/ofrep.js';
 
 /** The files of proto/, relative to it (the import paths a client generator is given). */
@@ -32,6 +33,7 @@ export const PROTO_FILES = [
   'evaluation/evaluation.proto',
   'auth/auth.proto',
   'ofrep/ofrep.proto',
+  'meta/meta.proto',
   // Vexil's own extension (not Flipt's contract).
   'vexil/changes/v1/changes.proto',
 ] as const;
@@ -45,7 +47,7 @@ export const PROTO_LOADER_OPTIONS = {
 } satisfies Options;
 
 /** Every Flipt package Vexil declares, typed by the generated types (src/api/grpc/generated/). */
-export type FliptGrpcObject = FliptGrpc & EvaluationGrpc & AuthGrpc & OfrepGrpc & ChangesGrpc;
+export type FliptGrpcObject = FliptGrpc & EvaluationGrpc & AuthGrpc & OfrepGrpc & MetaGrpc & ChangesGrpc;
 
 /**
  * proto/ at the repository root. This module is src/api/grpc/protos.ts under tsx and

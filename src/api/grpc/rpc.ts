@@ -30,7 +30,7 @@ import { presentedToken } from '../../auth/credentials.js';
 import type { Config } from '../../config/schema.js';
 import { type Authentication, tokenNamespace } from '../../domain/authentication.js';
 import { PermissionDeniedError, UnauthenticatedError } from '../../domain/errors.js';
-import { DEFAULT_NAMESPACE } from '../../domain/types.js';
+import { namespaceKeyOrDefault } from '../../domain/namespace-key.js';
 import type { AuthService } from '../../services/auth.js';
 import { collectWrites, type WriteReceipt } from '../../services/write.js';
 import { changeActor } from '../change-actor.js';
@@ -63,7 +63,7 @@ export interface Rpc<Req = never, Res = unknown> {
   write?: boolean;
   /**
    * The namespaces the request addresses, for namespace-scoped tokens (undefined: none, so a scoped
-   * token may not make it). Default: the request's `namespaceKey`, empty meaning `default`.
+   * token may not make it). Default: the request's `namespaceKey`, empty meaning `default` (domain/namespace-key.ts).
    */
   namespaces?(request: Req): readonly string[] | undefined;
   handle(request: Req, context: RpcContext): Res | Promise<Res>;
@@ -80,14 +80,9 @@ export interface RpcDeps {
   revisionOf(namespaceKey: string): Promise<string | undefined>;
 }
 
-/** Flipt's default: an empty namespace key is `default`. */
-export function namespaceOrDefault(key: string | null | undefined): string {
-  return key ? key : DEFAULT_NAMESPACE;
-}
-
+/** The namespace of a request that names it in `namespace_key`, empty meaning `default`. */
 function defaultNamespaces(request: unknown): readonly string[] {
-  const key = (request as { namespaceKey?: unknown } | null)?.namespaceKey;
-  return [typeof key === 'string' ? namespaceOrDefault(key) : DEFAULT_NAMESPACE];
+  return [namespaceKeyOrDefault((request as { namespaceKey?: unknown } | null)?.namespaceKey)];
 }
 
 /** A failure with a gRPC code and message of its own (what no domain error says, e.g. OFREP's). */

@@ -22,6 +22,7 @@ import { COMPRESSION_ENCODINGS, COMPRESSION_THRESHOLD } from './answer-encoding.
 import { answerConnect } from './connect-method.js';
 import { sendError, sendErrorBody } from './error-handler.js';
 import type { HttpApp, NotFoundFallback } from './http-app.js';
+import { installNamespaceDefault } from './namespace-default.js';
 import { sendOfrepError } from './ofrep-errors.js';
 import { type HttpTelemetry, installHttpTelemetry, startRequest } from './request-telemetry.js';
 import { addRouteHook } from './route-hooks.js';
@@ -176,6 +177,8 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
 
   // The route table of kinds the route coverage test walks (route-kinds.ts).
   recordRouteKinds(app);
+  // An empty namespace in a route's path means `default`, for every route that has one.
+  installNamespaceDefault(app);
   // First, so its onRoute hook sees every route and its hooks run before any other.
   installHttpTelemetry(
     app,

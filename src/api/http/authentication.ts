@@ -26,6 +26,7 @@ import { isOwnAuthenticationRead } from '../../auth/scoped-self.js';
 import type { Config } from '../../config/schema.js';
 import { type Authentication, tokenNamespace } from '../../domain/authentication.js';
 import { InvalidArgumentError, PermissionDeniedError, UnauthenticatedError } from '../../domain/errors.js';
+import { namespaceKeyOrDefault } from '../../domain/namespace-key.js';
 import type { AuthService } from '../../services/auth.js';
 import { isStateChanging, mayWriteWithCookie, trustedOrigins } from './csrf.js';
 import type { HttpApp } from './http-app.js';
@@ -66,8 +67,9 @@ function streamTicketOf(request: FastifyRequest, url: string): { ticket: string;
   if (!policyOf(request.routeOptions).acceptsStreamTicket) return undefined;
   const ticket = (request.query as Record<string, unknown> | undefined)?.ticket;
   const param = namespaceParamOf(url);
-  const namespaceKey = param === undefined ? undefined : (request.params as Record<string, unknown>)[param];
-  return typeof ticket === 'string' && typeof namespaceKey === 'string' ? { ticket, namespaceKey } : undefined;
+  if (param === undefined || typeof ticket !== 'string') return undefined;
+  // Before the handler resolves the path (namespace-default.ts): an empty namespace is `default` here too.
+  return { ticket, namespaceKey: namespaceKeyOrDefault((request.params as Record<string, unknown>)[param]) };
 }
 
 export const REPEATED_AUTHORIZATION = 'request has more than one Authorization header';

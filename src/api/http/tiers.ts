@@ -12,9 +12,9 @@
 // (route-kinds.ts) and, for management and token routes, its method.
 
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+import { requestNamespaces } from '../../auth/namespace-scope.js';
 import type { Config } from '../../config/schema.js';
 import { GrpcCode } from '../../domain/errors.js';
-import { DEFAULT_NAMESPACE } from '../../domain/types.js';
 import { collectWrites, type WriteReceipt } from '../../services/write.js';
 import { changeActor } from '../change-actor.js';
 import { READ_ONLY_MESSAGE, type RouteTier, refusesTier, type TierClass, tierOfClass } from '../kinds.js';
@@ -60,25 +60,16 @@ function refuse(request: FastifyRequest, reply: FastifyReply): void {
   sendErrorBody(request, reply.code(405), { code: GrpcCode.UNIMPLEMENTED, message: READ_ONLY_MESSAGE, details: [] });
 }
 
-function stringField(value: unknown, name: string): string | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const field = (value as Record<string, unknown>)[name];
-  return typeof field === 'string' && field !== '' ? field : undefined;
-}
-
-/** The namespace a management request addresses, when it addresses exactly one. */
+/** The namespace a management request addresses, when it addresses exactly one (auth/namespace-scope.ts). */
 function requestNamespace(url: string, request: FastifyRequest): string | undefined {
-  const fromPath = stringField(request.params, 'namespaceKey');
-  if (fromPath !== undefined) return fromPath;
-  if (url === '/api/v1/namespaces') return request.method === 'POST' ? stringField(request.body, 'key') : undefined;
-  if (url.startsWith('/api/v1/namespaces/:key')) return stringField(request.params, 'key');
-  // Legacy routes without a namespace in the path: the query (or body) names it, else "default".
-  return (
-    stringField(request.query, 'namespaceKey') ??
-    stringField(request.query, 'namespace_key') ??
-    stringField(request.body, 'namespaceKey') ??
-    DEFAULT_NAMESPACE
-  );
+  const namespaces = requestNamespaces({
+    routeUrl: url,
+    method: request.method,
+    params: request.params,
+    query: request.query,
+    body: request.body,
+  });
+  return namespaces?.length === 1 ? namespaces[0] : undefined;
 }
 
 /** Call before any route is registered. */

@@ -6,7 +6,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply } from 'fastify';
-import { DEFAULT_NAMESPACE } from '../../../domain/types.js';
+import { namespaceKeyOrDefault } from '../../../domain/namespace-key.js';
 import type { NamespaceSnapshot } from '../../../evaluation/index.js';
 import { type BatchEvaluation, currentTimestamp, type EvaluationInput } from '../../../services/evaluation-types.js';
 import { answerWhenReady, sendJsonText, setRevision } from '../evaluation-answer.js';
@@ -70,7 +70,7 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
         const text = write(result, body.requestId || request.id, performance.now() - started, currentTimestamp());
         sendJsonText(reply, text);
       };
-      const snapshot = evaluation.snapshot(body.namespaceKey || DEFAULT_NAMESPACE);
+      const snapshot = evaluation.snapshot(namespaceKeyOrDefault(body.namespaceKey));
       // Settles when the answer is finished (evaluation-answer.ts).
       if (snapshot instanceof Promise) return answerWhenReady(reply, snapshot, answer);
       answer(snapshot);

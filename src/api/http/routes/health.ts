@@ -5,6 +5,11 @@ import Type from 'typebox';
 import type { HttpApp } from '../http-app.js';
 import { ErrorBodySchema } from '../schemas/common.js';
 import type { RouteDeps } from './deps.js';
+import { sendExactJson } from './route-helpers.js';
+
+const SERVING = JSON.stringify({ status: 'SERVING' });
+const NOT_SERVING = JSON.stringify({ status: 'NOT_SERVING' });
+const UNKNOWN_SERVICE = JSON.stringify({ code: 5, message: 'unknown service', details: [] });
 
 export async function healthRoutes(app: HttpApp, { health }: RouteDeps): Promise<void> {
   app.get(
@@ -24,11 +29,12 @@ export async function healthRoutes(app: HttpApp, { health }: RouteDeps): Promise
     },
     async (request, reply) => {
       const service = request.query.service ?? '';
+      // `Content-Type: application/json` exactly, as Flipt answers (route-helpers.ts).
       if (service !== '' && service !== 'flipt' && service !== 'vexil') {
-        return reply.code(404).send({ code: 5, message: 'unknown service', details: [] });
+        return sendExactJson(reply.code(404), UNKNOWN_SERVICE);
       }
       const status = health.status();
-      return reply.code(status === 'SERVING' ? 200 : 503).send({ status });
+      return sendExactJson(reply.code(status === 'SERVING' ? 200 : 503), status === 'SERVING' ? SERVING : NOT_SERVING);
     },
   );
 }

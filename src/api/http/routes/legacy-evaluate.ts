@@ -2,7 +2,7 @@
 // /api/v1/batch-evaluate, with or without the /namespaces/{namespaceKey} prefix. Variant flags only.
 
 import Type from 'typebox';
-import { DEFAULT_NAMESPACE } from '../../../domain/types.js';
+import { namespaceKeyOrDefault } from '../../../domain/namespace-key.js';
 import type { NamespaceSnapshot } from '../../../evaluation/index.js';
 import { setRevision } from '../evaluation-answer.js';
 import type { HttpApp } from '../http-app.js';
@@ -49,7 +49,7 @@ export async function legacyEvaluateRoutes(app: HttpApp, { services }: RouteDeps
           setRevision(reply, snapshot);
           return legacy.evaluate(snapshot, body, started, request.id);
         };
-        const snapshot = evaluation.snapshot(body.namespaceKey || DEFAULT_NAMESPACE);
+        const snapshot = evaluation.snapshot(namespaceKeyOrDefault(body.namespaceKey));
         return snapshot instanceof Promise ? snapshot.then(answer) : answer(snapshot);
       },
     );
@@ -78,7 +78,7 @@ export async function legacyEvaluateRoutes(app: HttpApp, { services }: RouteDeps
           setRevision(reply, snapshot);
           return legacy.batch(snapshot, body, started, request.id);
         };
-        const snapshot = evaluation.snapshot(body.namespaceKey || DEFAULT_NAMESPACE);
+        const snapshot = evaluation.snapshot(namespaceKeyOrDefault(body.namespaceKey));
         return snapshot instanceof Promise ? snapshot.then(answer) : answer(snapshot);
       },
     );

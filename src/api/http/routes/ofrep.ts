@@ -11,7 +11,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { DEFAULT_NAMESPACE } from '../../../domain/types.js';
+import { namespaceKeyOrDefault } from '../../../domain/namespace-key.js';
 import type { EvaluationContext, NamespaceSnapshot } from '../../../evaluation/index.js';
 import { ofrepConfiguration } from '../../ofrep-shapes.js';
 import { answerWhenReady, sendJsonText, setRevision } from '../evaluation-answer.js';
@@ -39,7 +39,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
 
 /** X-Service-Namespace (interface.md) first, then Flipt's X-Flipt-Namespace, else `default`. */
 function namespaceOf(request: FastifyRequest): string {
-  return header(request, 'x-service-namespace') ?? header(request, 'x-flipt-namespace') ?? DEFAULT_NAMESPACE;
+  return namespaceKeyOrDefault(header(request, 'x-service-namespace') ?? header(request, 'x-flipt-namespace'));
 }
 
 const NO_CONTEXT: EvaluationContext = Object.freeze({});
@@ -100,7 +100,7 @@ export async function ofrepRoutes(app: HttpApp, { services, config, eventStreams
             schema: {
               tags,
               summary: "The namespace's change stream (OFREP event stream, server-sent events)",
-              params: Type.Object({ ns: Type.String({ minLength: 1 }) }),
+              params: Type.Object({ ns: Type.String() }),
               querystring: Type.Object({ ticket: Type.Optional(Type.String()) }),
               response: { 200: Type.String({ description: 'text/event-stream' }), ...ofrepErrorResponses },
             },

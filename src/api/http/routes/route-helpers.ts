@@ -1,10 +1,11 @@
 // What several route modules share: the namespaced and legacy forms of a management route, the
-// namespace a request addresses, the query strings that name one, and Flipt's answer to a body its
-// decoder rejects.
+// namespace a request addresses, the query strings that name one, Flipt's answer to a body its
+// decoder rejects, and JSON sent with Flipt's exact content type.
 
+import type { FastifyReply } from 'fastify';
 import Type from 'typebox';
 import { InvalidArgumentError } from '../../../domain/errors.js';
-import { DEFAULT_NAMESPACE } from '../../../domain/types.js';
+import { namespaceKeyOrDefault } from '../../../domain/namespace-key.js';
 import { ListQuerystring, ReferenceQuerystring } from '../schemas/common.js';
 
 /** The namespaced form of a route and its legacy form without the prefix. */
@@ -15,17 +16,20 @@ export function withLegacy(path: string): { url: string; legacy: boolean }[] {
   ];
 }
 
-/** The namespace of a request: the path's, else one named in the body or query (legacy routes). */
+/**
+ * The namespace of a request: the path's (already resolved: namespace-default.ts), else the first one
+ * named in the body or query (legacy routes), empty or none meaning `default`.
+ */
 export function namespaceOf(
   params: { namespaceKey?: string },
   ...sources: ({ namespaceKey?: string | null } | undefined)[]
-) {
-  if (params.namespaceKey !== undefined) return params.namespaceKey;
+): string {
+  if (params.namespaceKey !== undefined) return namespaceKeyOrDefault(params.namespaceKey);
+  let named: string | null | undefined;
   for (const source of sources) {
-    const ns = source?.namespaceKey;
-    if (typeof ns === 'string' && ns !== '') return ns;
+    named ||= source?.namespaceKey;
   }
-  return DEFAULT_NAMESPACE;
+  return namespaceKeyOrDefault(named);
 }
 
 const NamespaceQuery = {
@@ -45,4 +49,16 @@ export const NamespaceOnlyQuery = Type.Object(NamespaceQuery);
 /** Flipt's answer to any body its decoder rejects (a non-string context value above all). */
 export function invalidBodyError(): InvalidArgumentError {
   return new InvalidArgumentError('invalid values for key(s) in json body');
+}
+
+/**
+ * Sends JSON text as `Content-Type: application/json` exactly, as Flipt answers /health and /meta/*
+ * (and its own tests assert). Fastify appends `; charset=utf-8` to a JSON type it serializes or sends
+ * as text, unless the reply has a serializer of its own: the text is already JSON, so it is its own.
+ */
+export function sendExactJson(reply: FastifyReply, text: string): void {
+  reply
+    .header('content-type', 'application/json')
+    .serializer((payload: unknown) => payload as string)
+    .send(text);
 }

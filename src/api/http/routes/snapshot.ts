@@ -48,7 +48,7 @@ export async function snapshotRoutes(app: HttpApp, { services, eventStreams }: R
         schema: {
           tags,
           summary: "The namespace's change stream (server-sent events; a Vexil extension)",
-          params: Type.Object({ key: Type.String({ minLength: 1 }) }),
+          params: Type.Object({ key: Type.String() }),
           response: {
             200: Type.String({ description: 'text/event-stream' }),
             401: ErrorBodySchema,

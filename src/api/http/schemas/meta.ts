@@ -1,8 +1,7 @@
 // Shapes of GET /meta/info and GET /meta/config (Flipt's `internal/info/flipt.go` and its effective
-// config), and the mapping of the effective config to Flipt's camelCase JSON keys.
+// config), for the OpenAPI document; the documents themselves are written by api/meta-documents.ts.
 
-import Type, { type Static, type TSchema } from 'typebox';
-import { ConfigSchema } from '../../../config/schema.js';
+import Type, { type Static } from 'typebox';
 
 /** Flipt's info document; `goVersion` becomes `nodeVersion` (the runtime that serves it). */
 export const MetaInfoSchema = Type.Object(
@@ -31,27 +30,3 @@ export type MetaInfo = Static<typeof MetaInfoSchema>;
 export const MetaConfigSchema = Type.Record(Type.String(), Type.Unknown(), {
   description: 'The effective configuration with every secret removed',
 });
-
-function camelCase(key: string): string {
-  return key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
-}
-
-type Json = Record<string, unknown>;
-
-/**
- * The config with the keys the schema defines in camelCase (`server.http_port` → `server.httpPort`, as
- * Flipt's JSON tags give them); keys of free-form maps (token metadata, Flipt-only sections) are kept
- * as written, and removed secrets (undefined) are dropped.
- */
-export function configToWire(value: unknown, schema: TSchema | undefined = ConfigSchema): unknown {
-  if (Array.isArray(value)) return value.map((item) => configToWire(item, undefined));
-  if (typeof value !== 'object' || value === null) return value;
-  const properties = (schema as { properties?: Record<string, TSchema> } | undefined)?.properties;
-  const out: Json = {};
-  for (const [key, child] of Object.entries(value as Json)) {
-    if (child === undefined) continue;
-    const childSchema = properties?.[key];
-    out[properties && childSchema ? camelCase(key) : key] = configToWire(child, childSchema);
-  }
-  return out;
-}
