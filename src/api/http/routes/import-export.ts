@@ -83,9 +83,11 @@ export async function importExportRoutes(app: HttpApp, { services }: RouteDeps):
       const all = flag(request.query.all);
       const scope = request.authentication ? tokenNamespace(request.authentication) : undefined;
       const keys = all ? (scope !== undefined ? [scope] : await documents.namespaceKeys()) : [ns];
+      // The text as Flipt's exporter writes it to stdout (no header line: that is for a file).
       const text = await documents.export(keys, {
         format,
         sortByKey: flag(request.query.sort_by_key ?? request.query.sortByKey),
+        allNamespaces: all,
       });
       const extension = format === 'json' ? 'json' : 'yml';
       const name = all ? 'all' : ns.replace(/[^-_,A-Za-z0-9]/g, '_');
