@@ -111,6 +111,15 @@ function analyze(chars: string[]): Analysis {
   return out;
 }
 
+/** Text that opens with a letter, digit, `_` or `/`, then holds only those, `.`, `-` and inner spaces. */
+const SAFE_TEXT = /^[A-Za-z0-9_/](?:[A-Za-z0-9_/. -]*[A-Za-z0-9_/.-])?$/;
+const SAFE_ANALYSIS: Analysis = {
+  multiline: false,
+  blockPlainAllowed: true,
+  singleQuotedAllowed: true,
+  blockAllowed: true,
+};
+
 const SHORT_ESCAPES: Record<number, string> = {
   0: '0',
   7: 'a',
@@ -259,32 +268,35 @@ class Emitter {
   }
 
   private scalar(value: string, requested: Style, simpleKey: boolean): void {
-    const chars = [...value];
-    const a = analyze(chars);
+    // Most text (keys, names, enum values) is letters, digits and a few marks that no rule looks at.
+    const chars = SAFE_TEXT.test(value) ? undefined : [...value];
+    const a = chars ? analyze(chars) : SAFE_ANALYSIS;
     let style = requested;
     if (simpleKey && a.multiline) style = 'double';
-    if (style === 'plain' && (!a.blockPlainAllowed || (chars.length === 0 && simpleKey))) style = 'single';
+    if (style === 'plain' && (!a.blockPlainAllowed || (value === '' && simpleKey))) style = 'single';
     if (style === 'single' && !a.singleQuotedAllowed) style = 'double';
     if (style === 'literal' && (!a.blockAllowed || simpleKey)) style = 'double';
     this.increaseIndent(true, false);
     const allowBreaks = !simpleKey;
-    if (style === 'plain') this.plain(value, chars, allowBreaks);
-    else if (style === 'single') this.singleQuoted(chars, allowBreaks);
-    else if (style === 'double') this.doubleQuoted(chars, allowBreaks);
-    else this.literal(chars);
+    if (style === 'plain') this.plain(value, allowBreaks);
+    else if (style === 'single') this.singleQuoted(chars ?? [...value], allowBreaks);
+    else if (style === 'double') this.doubleQuoted(chars ?? [...value], allowBreaks);
+    else this.literal(chars ?? [...value]);
     this.popIndent();
   }
 
-  private plain(value: string, chars: string[], allowBreaks: boolean): void {
+  private plain(value: string, allowBreaks: boolean): void {
     if (!this.whitespace) this.write(' ');
     if (!allowBreaks || this.column + value.length <= BEST_WIDTH) {
       // No space in it can start past column 80: written whole (plain text holds no line break).
       this.write(value);
     } else {
+      // Plain text never holds a line break nor a character outside the BMP: UTF-16 units are columns.
       let spaces = false;
-      chars.forEach((c, i) => {
+      for (let i = 0; i < value.length; i++) {
+        const c = value[i] as string;
         if (c === ' ') {
-          if (!spaces && this.column > BEST_WIDTH && chars[i + 1] !== ' ') this.writeIndent();
+          if (!spaces && this.column > BEST_WIDTH && value[i + 1] !== ' ') this.writeIndent();
           else this.write(c);
           spaces = true;
         } else {
@@ -292,7 +304,7 @@ class Emitter {
           this.indention = false;
           spaces = false;
         }
-      });
+      }
     }
     this.whitespace = false;
     this.indention = false;
