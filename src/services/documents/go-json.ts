@@ -2,7 +2,7 @@
 // sorted by their UTF-8 bytes, `<`, `>`, `&`, U+2028 and U+2029 escaped as `\u003c`… (the encoder's
 // HTML-safe default). Everything else is what JSON.stringify writes for the same value.
 
-import { GoMap, type GoValue } from './go-value.js';
+import { compareUtf8, GoMap, type GoValue, NOT_FOR_JSON_STRINGIFY } from './go-value.js';
 
 const ESCAPES: Record<string, string> = {
   '<': '\\u003c',
@@ -16,12 +16,6 @@ function goString(text: string): string {
   return JSON.stringify(text).replace(/[<>&\u2028\u2029]/g, (c) => ESCAPES[c] as string);
 }
 
-/** Go sorts map keys by their bytes: code point order, which UTF-16 order is too unless surrogates occur. */
-export function compareUtf8(a: string, b: string): number {
-  if (/[\ud800-\udfff]/.test(a) || /[\ud800-\udfff]/.test(b)) return Buffer.compare(Buffer.from(a), Buffer.from(b));
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 function write(value: GoValue): string {
   if (value === null) return 'null';
   if (typeof value === 'string') return goString(value);
@@ -33,7 +27,17 @@ function write(value: GoValue): string {
   return `{${entries.map(([k, v]) => `${goString(k)}:${write(v)}`).join(',')}}`;
 }
 
+function line(doc: GoValue): string {
+  // JSON.stringify (native, fast) where it writes what Go writes; the escapes only ever occur in strings.
+  try {
+    return JSON.stringify(doc).replace(/[<>&\u2028\u2029]/g, (c) => ESCAPES[c] as string);
+  } catch (err) {
+    if (err !== NOT_FOR_JSON_STRINGIFY) throw err;
+  }
+  return write(doc);
+}
+
 /** One line per document, each ending in a newline. */
 export function goJsonLines(docs: GoValue[]): string {
-  return docs.map((doc) => `${write(doc)}\n`).join('');
+  return docs.map((doc) => `${line(doc)}\n`).join('');
 }

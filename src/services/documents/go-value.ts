@@ -10,9 +10,37 @@ export interface GoStruct {
   [field: string]: GoValue;
 }
 
+/** Go's order of strings (sort.Strings, strings.Compare): by UTF-8 bytes, i.e. by code point. */
+export function compareUtf8(a: string, b: string): number {
+  // UTF-16 order is code point order unless a surrogate pair meets a character from U+E000 up.
+  if (/[\ud800-\udfff]/.test(a) || /[\ud800-\udfff]/.test(b)) return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Thrown by GoMap.toJSON where JSON.stringify cannot write what Go writes (go-json.ts then writes it). */
+export const NOT_FOR_JSON_STRINGIFY = new Error('JSON.stringify cannot write this map as Go does');
+
+const INTEGER_LIKE = /^(?:0|[1-9][0-9]*)$/;
+
+export const hasNegativeZero = (value: GoValue): boolean =>
+  Object.is(value, -0) || (Array.isArray(value) && value.some(hasNegativeZero));
+
 /** A `map[string]any`: entries unsorted; each encoder sorts them its own way. */
 export class GoMap {
   constructor(readonly entries: [string, GoValue][]) {}
+
+  /**
+   * For JSON.stringify: the entries in Go's JSON order as a plain object. Throws where an object cannot
+   * keep that order (a JS object puts integer-like keys first) or JSON.stringify would write -0 as 0.
+   */
+  toJSON(): Record<string, GoValue> {
+    const out: Record<string, GoValue> = {};
+    for (const [k, v] of [...this.entries].sort((x, y) => compareUtf8(x[0], y[0]))) {
+      if (INTEGER_LIKE.test(k) || hasNegativeZero(v)) throw NOT_FOR_JSON_STRINGIFY;
+      out[k] = v;
+    }
+    return out;
+  }
 }
 
 /** A parsed JSON value as `json.Unmarshal` into `any` gives it: every object a map. */

@@ -137,6 +137,8 @@ export function plainReadsAsString(s: string): boolean {
 
 /** A float64 as Go's strconv.FormatFloat(x, 'g', -1, 64): exponent form from 1e+06 and below 1e-04. */
 export function goFloat(x: number): string {
+  const abs = Math.abs(x);
+  if (abs >= 1e-4 && abs < 1e6) return String(x);
   if (Object.is(x, -0)) return '-0';
   if (x === 0) return '0';
   if (Number.isNaN(x)) return '.nan';

@@ -12,7 +12,7 @@
 // written was whitespace or indentation) and makes the same calls in the same order for the only
 // shapes an export has: block mappings and sequences, empty ones as `{}`/`[]`, and scalars.
 
-import { GoMap, type GoValue } from './go-value.js';
+import { GoMap, type GoStruct, type GoValue } from './go-value.js';
 import { compareYamlKeys, goFloat, plainReadsAsString } from './yaml-v2-resolve.js';
 
 const BEST_WIDTH = 80;
@@ -22,6 +22,7 @@ type Style = 'plain' | 'single' | 'double' | 'literal';
 
 const isBreak = (c: string | undefined): boolean =>
   c === '\n' || c === '\r' || c === '\u0085' || c === '\u2028' || c === '\u2029';
+const BREAK = /[\n\r\u0085\u2028\u2029]/;
 const isBlank = (c: string | undefined): boolean => c === ' ' || c === '\t';
 
 /** libyaml's printable set: LF, ASCII 0x20–0x7E, U+00A0–U+D7FF, U+E000–U+FFFD but U+FEFF; nothing beyond the BMP. */
@@ -111,8 +112,12 @@ function analyze(chars: string[]): Analysis {
   return out;
 }
 
-/** Text that opens with a letter, digit, `_` or `/`, then holds only those, `.`, `-` and inner spaces. */
-const SAFE_TEXT = /^[A-Za-z0-9_/](?:[A-Za-z0-9_/. -]*[A-Za-z0-9_/.-])?$/;
+/**
+ * Printable ASCII no rule of the analysis looks at: it opens with no indicator (nor `-`, `.`, `?`, `:`
+ * or a space), holds no `:` or `#` (the only indicators that count inside a block scalar) and does not
+ * end in a space.
+ */
+const SAFE_TEXT = /^[A-Za-z0-9_/$(+<=;^~\\)](?:[ -"$-9;-~]*[!-"$-9;-~])?$/;
 const SAFE_ANALYSIS: Analysis = {
   multiline: false,
   blockPlainAllowed: true,
@@ -149,7 +154,9 @@ function escaped(c: string): string {
 }
 
 class Emitter {
-  private out = '';
+  /** Finished lines (each with its line break), and the line being written. */
+  private readonly lines: string[] = [];
+  private line = '';
   private column = 0;
   private whitespace = true;
   private indention = true;
@@ -157,24 +164,26 @@ class Emitter {
   private readonly indents: number[] = [];
 
   text(): string {
-    return this.out;
+    return this.lines.join('') + this.line;
   }
 
   /** Raw text without line breaks and without characters outside the BMP (each counts one column). */
   private write(s: string): void {
-    this.out += s;
+    this.line += s;
     this.column += s.length;
   }
 
   private putBreak(): void {
-    this.out += '\n';
+    this.lines.push(`${this.line}\n`);
+    this.line = '';
     this.column = 0;
   }
 
+  /** A line break of the text itself: LF as the emitter's own, others (CR, NEL, LS, PS) written as they are. */
   private writeBreak(c: string): void {
     if (c === '\n') this.putBreak();
     else {
-      this.out += c;
+      this.line += c;
       this.column = 0;
     }
   }
@@ -224,11 +233,17 @@ class Emitter {
     } else if (Array.isArray(value)) {
       if (value.length === 0) this.emptyFlow('[]');
       else this.sequence(value, mapping);
+    } else if (value instanceof GoMap) {
+      if (value.entries.length === 0) this.emptyFlow('{}');
+      else this.mapping([...value.entries].sort((a, b) => compareYamlKeys(a[0], b[0])));
     } else {
-      const entries =
-        value instanceof GoMap ? [...value.entries].sort((a, b) => compareYamlKeys(a[0], b[0])) : Object.entries(value);
-      if (entries.length === 0) this.emptyFlow('{}');
-      else this.mapping(entries);
+      let empty = true;
+      for (const _ in value) {
+        empty = false;
+        break;
+      }
+      if (empty) this.emptyFlow('{}');
+      else this.mapping(value);
     }
   }
 
@@ -248,23 +263,27 @@ class Emitter {
     this.popIndent();
   }
 
-  private mapping(entries: [string, GoValue][]): void {
+  /** A block mapping: a map's sorted entries, or a struct's fields in order. */
+  private mapping(entries: [string, GoValue][] | GoStruct): void {
     this.increaseIndent(false, false);
-    for (const [key, value] of entries) {
-      this.writeIndent();
-      const multiline = [...key].some(isBreak);
-      if (!multiline && (key.length * 3 <= 128 || Buffer.byteLength(key) <= 128)) {
-        this.node(key, true, true);
-        this.writeIndicator(':', false, false, false);
-      } else {
-        this.writeIndicator('?', true, false, true);
-        this.node(key, true, false);
-        this.writeIndent();
-        this.writeIndicator(':', true, false, true);
-      }
-      this.node(value, true, false);
-    }
+    if (Array.isArray(entries)) for (const [key, value] of entries) this.entry(key, value);
+    else for (const key in entries) this.entry(key, entries[key] as GoValue);
     this.popIndent();
+  }
+
+  private entry(key: string, value: GoValue): void {
+    this.writeIndent();
+    // A key with a line break, or over 128 bytes, cannot be a simple key: `? key` then `: value`.
+    if (!BREAK.test(key) && (key.length * 3 <= 128 || Buffer.byteLength(key) <= 128)) {
+      this.node(key, true, true);
+      this.writeIndicator(':', false, false, false);
+    } else {
+      this.writeIndicator('?', true, false, true);
+      this.node(key, true, false);
+      this.writeIndent();
+      this.writeIndicator(':', true, false, true);
+    }
+    this.node(value, true, false);
   }
 
   private scalar(value: string, requested: Style, simpleKey: boolean): void {
@@ -291,20 +310,19 @@ class Emitter {
       // No space in it can start past column 80: written whole (plain text holds no line break).
       this.write(value);
     } else {
-      // Plain text never holds a line break nor a character outside the BMP: UTF-16 units are columns.
-      let spaces = false;
-      for (let i = 0; i < value.length; i++) {
-        const c = value[i] as string;
-        if (c === ' ') {
-          if (!spaces && this.column > BEST_WIDTH && value[i + 1] !== ' ') this.writeIndent();
-          else this.write(c);
-          spaces = true;
-        } else {
-          this.write(c);
+      // libyaml's loop, by spaces: at a space reached past column 80, not after another space and not
+      // before one, the line is broken there (the space dropped). Plain text never holds a line break
+      // nor a character outside the BMP, so UTF-16 units are columns.
+      let from = 0;
+      for (let i = value.indexOf(' '); i !== -1; i = value.indexOf(' ', i + 1)) {
+        if (value[i - 1] !== ' ' && this.column + (i - from) > BEST_WIDTH && value[i + 1] !== ' ') {
+          this.write(value.slice(from, i));
           this.indention = false;
-          spaces = false;
+          this.writeIndent();
+          from = i + 1;
         }
       }
+      this.write(value.slice(from));
     }
     this.whitespace = false;
     this.indention = false;
