@@ -1,6 +1,7 @@
 // Documents imported from Flipt's export come out of our export as the same bytes (a file's header line
-// aside), on every backend and every way out: the HTTP export route, `vexil export` on the database (to
-// stdout, and to a file with its header), and `vexil export --address` over HTTP and over gRPC. The
+// aside), on every backend and every way out: the HTTP export route (bare, and with a file's header for
+// a download), `vexil export` on the database (to stdout, and to a file with its header), and `vexil
+// export --address` over HTTP and over gRPC (Vexil's gRPC API has no export call, as Flipt's has none). The
 // fixtures (as-flipt-*) are our own documents as Flipt's exporter writes them — yaml.v2 and Go's JSON
 // encoder wrote them — holding three namespaces made in the order default, foo, bar.
 
@@ -66,6 +67,17 @@ describeEachBackend('export text as Flipt writes it', (backend) => {
         });
         expect(res.statusCode, res.body).toBe(200);
         return res.body;
+      },
+    ],
+    [
+      'the HTTP export route with header=true (a download from the dashboard): the header, then the same text',
+      async (format, _options, query) => {
+        const res = await t.app.http.inject({
+          method: 'GET',
+          url: `/api/v1/namespaces/default/export?format=${format}&${query}&header=true`,
+        });
+        expect(res.body).toMatch(HEADER);
+        return res.body.replace(HEADER, '');
       },
     ],
     ['vexil export (database)', (format, options) => exportCommand(config, { ...options, format })],
