@@ -276,9 +276,12 @@ export function buildDocumentCommands(configFile: () => string | undefined): Com
     .option('--namespaces <keys>', 'comma-separated namespaces to export (default: default)')
     .option('--namespace <key>', 'deprecated: use --namespaces')
     .option('--all-namespaces', 'export every namespace')
-    .option('-o, --output <file>', 'write to this file (default: stdout)')
+    .option('-o, --output <file>', 'write to this file, headed by an "# exported by" line (default: stdout, no header)')
     .option('--format <format>', 'yaml or json (default: from the file extension, else yaml)')
-    .option('--sort-by-key', 'flags, segments and variants by key instead of creation order')
+    .option(
+      '--sort-by-key',
+      'flags, segments and variants by key instead of creation order (namespaces too, with --all-namespaces)',
+    )
     .option('--address <url>', 'export from a running server (http(s)://… or grpc://host:port) instead of the database')
     .option('--token <token>', 'API token for --address')
     .action((options: ExportOptions) => run(() => exportCommand(config, options)));
