@@ -3,7 +3,7 @@
 // a download), `vexil export` on the database (to stdout, and to a file with its header), and `vexil
 // export --address` over HTTP and over gRPC (Vexil's gRPC API has no export call, as Flipt's has none). The
 // fixtures (as-flipt-*) are our own documents as Flipt's exporter writes them — yaml.v2 and Go's JSON
-// encoder wrote them — holding three namespaces made in the order default, foo, bar.
+// encoder wrote them (scripts/flipt-text-oracle) — holding three namespaces made in the order default, foo, bar.
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 // Each habit of Flipt's exporter, a row: a document as Flipt writes it (yaml.v2 for YAML, Go's encoder for
 // JSON), read as an import reads it, with rollouts as the database keeps them (float32s), written back:
 // the same bytes. The texts are our own documents; yaml.v2 v2.4.0 and Go's encoding/json wrote them
-// (a small Go program with Flipt's document structs, not part of the project).
+// (scripts/flipt-text-oracle, run by hand).
 
 import { describe, expect, it } from 'vitest';
 import type { NamespaceContent } from '../../domain/namespace-content.js';

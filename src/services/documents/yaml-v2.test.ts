@@ -2,7 +2,7 @@
 // double-quoted where plain text would read as another type, single-quoted where a plain scalar cannot
 // begin with or hold the text, escaped where only an escape can say it, folded at the first space past
 // column 80, a literal block for text with a newline. The expected texts are yaml.v2 v2.4.0's output
-// for these strings (made with a small Go program calling yaml.Marshal; it is not part of the project).
+// for these strings (scripts/flipt-text-oracle, run by hand).
 
 import { describe, expect, it } from 'vitest';
 import { goJsonLines } from './go-json.js';
