@@ -150,7 +150,7 @@ async function databases(): Promise<BenchDb[]> {
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const strip = (text: string) => text.replace(/^#[^\n]*\n/, '');
+const strip = (text: string) => text.replace(/^#[^\n]*\n\n?/, '');
 
 /** Samples the heap every 20 ms while `work` runs (between its awaits); returns the result and the peak. */
 async function measured<T>(work: () => Promise<T>): Promise<{ value: T; ms: number; cpuMs: number; peakHeap: number }> {
@@ -172,8 +172,8 @@ async function measured<T>(work: () => Promise<T>): Promise<{ value: T; ms: numb
 
 const content = generate();
 const producer = 'Vexil (bench)';
-const yaml = serializeNamespaces([content], { format: 'yaml', producer });
-const json = serializeNamespaces([content], { format: 'json', producer });
+const yaml = serializeNamespaces([content], { format: 'yaml', header: producer });
+const json = serializeNamespaces([content], { format: 'json', header: producer });
 console.log(
   `load average ${loadavg()
     .map((l) => l.toFixed(1))

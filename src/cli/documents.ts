@@ -8,11 +8,16 @@ import { ConfigError, loadConfig, ms } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { DomainError } from '../domain/errors.js';
 import { DEFAULT_NAMESPACE } from '../domain/types.js';
-import { VERSION } from '../runtime/version.js';
 import { ChangeFeed } from '../services/changes.js';
 import { type DocumentFormat, formatOfFileName, sniffFormat } from '../services/documents/parse.js';
 import { serializeNamespaces } from '../services/documents/serialize.js';
-import { ImportExportService, type ImportResult, type ImportSource, parseSources } from '../services/import-export.js';
+import {
+  EXPORT_PRODUCER,
+  ImportExportService,
+  type ImportResult,
+  type ImportSource,
+  parseSources,
+} from '../services/import-export.js';
 import { actingAs, CLI_ACTOR } from '../services/write.js';
 import { DbUrlError, openDb, waitForDb } from '../storage/db.js';
 import { sqlDocumentStore } from '../storage/documents.js';
@@ -133,15 +138,18 @@ export async function exportCommand(config: () => Config, options: ExportOptions
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+  // As Flipt's: the header only in a file; with every namespace and --sort-by-key, namespaces by key too.
+  const how = {
+    format,
+    sortByKey: options.sortByKey ?? false,
+    allNamespaces: options.allNamespaces ?? false,
+  };
+  const header = options.output ? { header: EXPORT_PRODUCER } : {};
   let text: string;
   if (options.address && isGrpcAddress(options.address)) {
     const keys = options.allNamespaces ? await grpcNamespaceKeys(options.address, options.token) : listed;
     const contents = await grpcNamespaceContents(options.address, options.token, keys);
-    text = serializeNamespaces(contents, {
-      format,
-      sortByKey: options.sortByKey ?? false,
-      producer: `Vexil (v${VERSION})`,
-    });
+    text = serializeNamespaces(contents, { ...how, ...header });
   } else if (options.address) {
     // Each namespace as JSON from the server, read back and written here, so the file is the same
     // whichever side wrote it.
@@ -151,15 +159,11 @@ export async function exportCommand(config: () => Config, options: ExportOptions
     const sources: ImportSource[] = [];
     for (const path of paths) sources.push({ name: path, text: await remote(options, path), format: 'json' });
     const contents = parseSources(sources).map((d) => d.content);
-    text = serializeNamespaces(contents, {
-      format,
-      sortByKey: options.sortByKey ?? false,
-      producer: `Vexil (v${VERSION})`,
-    });
+    text = serializeNamespaces(contents, { ...how, ...header });
   } else {
     text = await withDocuments(config(), async (service) => {
       const keys = options.allNamespaces ? await service.namespaceKeys() : listed;
-      return service.export(keys, { format, sortByKey: options.sortByKey ?? false });
+      return service.export(keys, { ...how, header: options.output !== undefined });
     });
   }
   if (options.output) {
@@ -226,7 +230,7 @@ export async function importCommand(
     // Checked here first (errors name the files), then sent as one body: one run, one transaction.
     const body = serializeNamespaces(
       parseSources(sources).map((d) => d.content),
-      { format: 'json', producer: `Vexil (v${VERSION})` },
+      { format: 'json' },
     );
     const query = new URLSearchParams({
       skip_existing: String(flags.skipExisting),
@@ -272,9 +276,12 @@ export function buildDocumentCommands(configFile: () => string | undefined): Com
     .option('--namespaces <keys>', 'comma-separated namespaces to export (default: default)')
     .option('--namespace <key>', 'deprecated: use --namespaces')
     .option('--all-namespaces', 'export every namespace')
-    .option('-o, --output <file>', 'write to this file (default: stdout)')
+    .option('-o, --output <file>', 'write to this file, headed by an "# exported by" line (default: stdout, no header)')
     .option('--format <format>', 'yaml or json (default: from the file extension, else yaml)')
-    .option('--sort-by-key', 'flags, segments and variants by key instead of creation order')
+    .option(
+      '--sort-by-key',
+      'flags, segments and variants by key instead of creation order (namespaces too, with --all-namespaces)',
+    )
     .option('--address <url>', 'export from a running server (http(s)://… or grpc://host:port) instead of the database')
     .option('--token <token>', 'API token for --address')
     .action((options: ExportOptions) => run(() => exportCommand(config, options)));

@@ -59,7 +59,14 @@ export interface ImportSource {
 export interface ExportOptions {
   format: DocumentFormat;
   sortByKey?: boolean;
+  /** The keys are every namespace: with sortByKey they are written sorted by key (as Flipt does). */
+  allNamespaces?: boolean;
+  /** Head the text with the `# exported by …` line and a blank line (Flipt does so for a file only). */
+  header?: boolean;
 }
+
+/** Who an export's header line names. */
+export const EXPORT_PRODUCER = `Vexil (v${VERSION})`;
 
 /** The operation_lock row seeding instances queue on. */
 export const SEED_OPERATION = 'seed';
@@ -240,9 +247,10 @@ export class ImportExportService {
     return out;
   }
 
-  /** The namespaces as one export file (header line, one document each). */
+  /** The namespaces as Flipt's exporter writes them (one document each). */
   async export(namespaceKeys: string[], options: ExportOptions): Promise<string> {
     const contents = await this.read(namespaceKeys);
-    return serializeNamespaces(contents, { ...options, producer: `Vexil (v${VERSION})` });
+    const { header, ...rest } = options;
+    return serializeNamespaces(contents, { ...rest, ...(header ? { header: EXPORT_PRODUCER } : {}) });
   }
 }

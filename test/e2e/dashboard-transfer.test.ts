@@ -89,8 +89,8 @@ suite(title('dashboard: export, copy and import namespaces'), () => {
       ]);
       expect(download.suggestedFilename()).toBe('source.features.yml');
       const text = readFileSync((await download.path()) as string, 'utf8');
-      expect(text).toMatch(/^# exported by Vexil/);
-      expect(text).toContain('version: "1.4"');
+      // A file, as `vexil export -o` writes one: the header line, a blank line, then Flipt's text.
+      expect(text).toMatch(/^# exported by Vexil \(v[^)]+\) on \S+\n\nversion: "1.4"\n/);
       for (const key of ['dark-mode', 'colour', 'blue', 'beta']) expect(text).toContain(key);
     },
     STEP,

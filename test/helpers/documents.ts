@@ -80,7 +80,7 @@ export async function namespaceView(app: App, ns: string, headers: Record<string
   };
 }
 
-/** An export without its header line (which carries the time). */
+/** An export without its header (the line carrying the time and the blank line after it, written for a file only). */
 export function withoutHeader(text: string): string {
-  return text.replace(/^# exported by Vexil[^\n]*\n/, '');
+  return text.replace(/^# exported by Vexil[^\n]*\n\n/, '');
 }

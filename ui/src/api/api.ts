@@ -311,8 +311,9 @@ export interface ImportOptions {
 }
 
 /** The namespace as a Flipt document (YAML unless asked for JSON). */
-export const exportNamespace = (ns: string, format: 'yaml' | 'json' = 'yaml') =>
-  requestText('GET', `${nsPath(ns)}/export`, { query: { format } });
+/** The namespace's export; `header` heads it as an export file is (for a download). */
+export const exportNamespace = (ns: string, format: 'yaml' | 'json' = 'yaml', header = false) =>
+  requestText('GET', `${nsPath(ns)}/export`, { query: { format, header: header || undefined } });
 
 /** Imports a document (YAML or JSON text) in one transaction; a dry run changes nothing. */
 export const importDocument = (text: string, contentType: string, options: ImportOptions = {}) =>

@@ -4085,7 +4085,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The namespace (or with all=true every namespace the token may see) as a Flipt 1.4 document */
+        /** @description The namespace (or with all=true every namespace the token may see) as a Flipt 1.4 document, the text Flipt writes */
         get: {
             parameters: {
                 query?: {
@@ -4093,6 +4093,7 @@ export interface paths {
                     format?: "yaml" | "json";
                     sort_by_key?: string;
                     sortByKey?: string;
+                    header?: string;
                 };
                 header?: never;
                 path: {

@@ -60,6 +60,8 @@ const ExportQuerystring = Type.Object({
   format: Type.Optional(Type.Union([Type.Literal('yaml'), Type.Literal('json')])),
   sort_by_key: Type.Optional(Type.String()),
   sortByKey: Type.Optional(Type.String()),
+  /** Head the text with the `# exported by …` line and a blank line, as a file (the dashboard's download). */
+  header: Type.Optional(Type.String()),
 });
 
 export async function importExportRoutes(app: HttpApp, { services }: RouteDeps): Promise<void> {
@@ -71,7 +73,8 @@ export async function importExportRoutes(app: HttpApp, { services }: RouteDeps):
       config: { kind: 'management' },
       schema: {
         tags,
-        description: 'The namespace (or with all=true every namespace the token may see) as a Flipt 1.4 document',
+        description:
+          'The namespace (or with all=true every namespace the token may see) as a Flipt 1.4 document, the text Flipt writes',
         params: Type.Object({ ns: Type.String() }),
         querystring: ExportQuerystring,
         // No response schema: the answer is the document's text, sent as it is.
@@ -83,9 +86,12 @@ export async function importExportRoutes(app: HttpApp, { services }: RouteDeps):
       const all = flag(request.query.all);
       const scope = request.authentication ? tokenNamespace(request.authentication) : undefined;
       const keys = all ? (scope !== undefined ? [scope] : await documents.namespaceKeys()) : [ns];
+      // The text as Flipt's exporter writes it to stdout; `header=true` as it writes a file (`-o`).
       const text = await documents.export(keys, {
         format,
         sortByKey: flag(request.query.sort_by_key ?? request.query.sortByKey),
+        allNamespaces: all,
+        header: flag(request.query.header),
       });
       const extension = format === 'json' ? 'json' : 'yml';
       const name = all ? 'all' : ns.replace(/[^-_,A-Za-z0-9]/g, '_');

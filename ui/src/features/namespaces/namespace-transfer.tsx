@@ -74,7 +74,11 @@ export function ExportButton({ namespaceKey }: { namespaceKey: string }) {
           setBusy(true);
           setError(null);
           try {
-            download(await api.exportNamespace(namespaceKey), `${namespaceKey}.features.yml`, 'application/yaml');
+            download(
+              await api.exportNamespace(namespaceKey, 'yaml', true),
+              `${namespaceKey}.features.yml`,
+              'application/yaml',
+            );
           } catch (err) {
             setError(err);
           } finally {
