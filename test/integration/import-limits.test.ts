@@ -5,15 +5,22 @@
 // - a document over the import size limit is 413;
 // - a large document (a dry run, then the real import) completes while evaluations keep answering.
 
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, describeEachBackend, type TestDatabase } from '../helpers/backends.js';
-import { type RunningVexil, startVexil } from '../helpers/process.js';
+import { FliptGrpc } from '../helpers/flipt-grpc.js';
+import { type RunningVexil, runVexil, startVexil } from '../helpers/process.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'vexil-import-limits-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Big enough that a loop held for the whole parse or write is plainly visible; quick on 2 cores. */
 const BIG_FLAGS = 30_000;
 
-/** A document whose metadata, expanded, holds 10^levels strings from a few hundred bytes of text. */
-export function aliasBomb(levels: number, where: 'metadata' | 'attachment'): string {
+/** A document whose metadata (or attachment), expanded, holds 10^levels strings, in a few hundred bytes. */
+function aliasBomb(levels: number, where: 'metadata' | 'attachment'): string {
   const lines = ['version: "1.4"', 'namespace: bombed', 'anchors:', '  l0: &l0 "lol"'];
   for (let i = 1; i <= levels; i++) {
     lines.push(`  l${i}: &l${i} [${Array.from({ length: 10 }, () => `*l${i - 1}`).join(', ')}]`);
@@ -23,6 +30,28 @@ export function aliasBomb(levels: number, where: 'metadata' | 'attachment'): str
   else lines.push('    variants:', '      - key: v', `        attachment: *l${levels}`);
   return `${lines.join('\n')}\n`;
 }
+
+const ALIAS_LIMIT = 'YAML aliases expand it by more than 1048576 characters (the limit on what aliases may add)';
+const TOO_BIG = 'must be less than 1000 KB';
+/** JSON of exactly one byte more than 1000 KB. */
+const OVERSIZED = { blob: 'x'.repeat(1000 * 1024 - 10) };
+
+/** Documents an import must refuse, what it answers (after `request body: document 1: `), in YAML. */
+const REFUSED: [string, string, string][] = [
+  ['an alias bomb in metadata (10^9 strings)', aliasBomb(9, 'metadata'), ALIAS_LIMIT],
+  ['an alias bomb in an attachment (10^9 strings)', aliasBomb(9, 'attachment'), ALIAS_LIMIT],
+  ['an alias bomb of 10^6 strings', aliasBomb(6, 'metadata'), ALIAS_LIMIT],
+  [
+    'metadata over 1000 KB',
+    `namespace: bombed\nflags:\n  - key: f\n    name: F\n    metadata: ${JSON.stringify(OVERSIZED)}\n`,
+    `flags[0].metadata: ${TOO_BIG}`,
+  ],
+  [
+    'an attachment over 1000 KB',
+    `namespace: bombed\nflags:\n  - key: f\n    name: F\n    variants:\n      - key: v\n        attachment: ${JSON.stringify(OVERSIZED)}\n`,
+    `flags[0].variants[0].attachment: ${TOO_BIG}`,
+  ],
+];
 
 function bigDocument(flags: number): string {
   const parts = ['version: "1.4"\nnamespace: big\nflags:\n'];
@@ -114,6 +143,67 @@ describeEachBackend('import limits', (backend) => {
   afterAll(async () => {
     await vexil?.stop();
     await database?.drop();
+  });
+
+  it.each(REFUSED)('refuses %s with 400 naming the limit; nothing stored', async (_name, text, reason) => {
+    const answer = await duringEvaluations(`import of ${_name}`, async () => {
+      const res = await post('/api/v1/import', text);
+      return { status: res.status, body: await res.json() };
+    });
+    expect(answer).toEqual({
+      status: 400,
+      body: { code: 3, message: `request body: document 1: ${reason}`, details: [] },
+    });
+    expect(await flagCount('bombed')).toBe(0);
+  });
+
+  it('a few aliases are fine: a hand-written document may share a rule or metadata', async () => {
+    const text = aliasBomb(2, 'metadata').replace('namespace: bombed', 'namespace: aliased');
+    const res = await post('/api/v1/import', text);
+    expect(res.status).toBe(200);
+    const flag = await fetch(`${vexil.baseUrl}/api/v1/namespaces/aliased/flags/bomb`);
+    const metadata = ((await flag.json()) as { metadata: { payload: string[][] } }).metadata;
+    expect(metadata.payload.flat()).toEqual(Array(100).fill('lol'));
+  });
+
+  it('vexil import and db.seed refuse the bomb with the same line; nothing stored', async () => {
+    const file = join(dir, `${backend.name}-bomb.yml`);
+    writeFileSync(file, aliasBomb(9, 'metadata'));
+    const cli = runVexil(['import', file], { VEXIL_DB_URL: database.url, VEXIL_LOG_LEVEL: 'warn' });
+    expect([cli.status, cli.stderr]).toEqual([1, `vexil: ${file}: document 1: ${ALIAS_LIMIT}\n`]);
+    const seeded = runVexil(['serve'], { VEXIL_DB_URL: database.url, VEXIL_DB_SEED: file, VEXIL_LOG_LEVEL: 'warn' });
+    expect(seeded.status).toBe(1);
+    expect(seeded.stderr).toContain(`db.seed: ${file}: document 1: ${ALIAS_LIMIT}`);
+    expect(await flagCount('bombed')).toBe(0);
+  });
+
+  it('flag metadata over 1000 KB is refused on create and update, over HTTP and gRPC', async () => {
+    const rest = (method: string, path: string, body: unknown) =>
+      fetch(`${vexil.baseUrl}/api/v1/namespaces/probe${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then(async (res) => ({ status: res.status, body: await res.json() }));
+    const refused = { status: 400, body: { code: 3, message: `invalid field metadata: ${TOO_BIG}`, details: [] } };
+    expect(await rest('POST', '/flags', { key: 'meta', name: 'Meta', metadata: OVERSIZED })).toEqual(refused);
+    expect((await rest('POST', '/flags', { key: 'meta', name: 'Meta', metadata: { team: 'a' } })).status).toBe(200);
+    expect(await rest('PUT', '/flags/meta', { name: 'Meta', metadata: OVERSIZED })).toEqual(refused);
+
+    const grpc = new FliptGrpc(vexil.grpcPort);
+    try {
+      const struct = { fields: { blob: { stringValue: OVERSIZED.blob } } };
+      for (const [method, request] of [
+        ['CreateFlag', { namespaceKey: 'probe', key: 'meta2', name: 'Meta', metadata: struct }],
+        ['UpdateFlag', { namespaceKey: 'probe', key: 'meta', name: 'Meta', metadata: struct }],
+      ] as const) {
+        const err = await grpc.error('flipt.Flipt', method, request);
+        expect([method, err.code, err.details]).toEqual([method, 3, `invalid field metadata: ${TOO_BIG}`]);
+      }
+    } finally {
+      grpc.close();
+    }
+    const kept = await fetch(`${vexil.baseUrl}/api/v1/namespaces/probe/flags/meta`);
+    expect(((await kept.json()) as { metadata: unknown }).metadata).toEqual({ team: 'a' });
   });
 
   it('a large document imports (dry run, then for real) while evaluations keep answering', async () => {
