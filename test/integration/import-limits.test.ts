@@ -1,14 +1,16 @@
 // Issue 36, items 1 and 2, through the real program on every backend, with evaluations sent all the
 // while (their latency printed, not asserted; every one must succeed):
 // - YAML alias bombs (in a flag's metadata, in an attachment) are refused with 400 naming the limit,
-//   and so are metadata and attachments over 1000 KB; nothing is stored;
-// - a document over the import size limit is 413;
+//   over HTTP (the dashboard's import), by `vexil import` and by db.seed, and so are metadata and
+//   attachments over 1000 KB (metadata also on flag create and update, HTTP and gRPC); nothing is stored;
+// - documents over the import size limit (64 MiB) are 413, and one line from `vexil import` and db.seed;
 // - a large document (a dry run, then the real import) completes while evaluations keep answering.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { MAX_IMPORT_BYTES } from '../../src/services/documents/parse-off-thread.js';
 import { createTestDatabase, describeEachBackend, type TestDatabase } from '../helpers/backends.js';
 import { FliptGrpc } from '../helpers/flipt-grpc.js';
 import { type RunningVexil, runVexil, startVexil } from '../helpers/process.js';
@@ -174,6 +176,24 @@ describeEachBackend('import limits', (backend) => {
     const seeded = runVexil(['serve'], { VEXIL_DB_URL: database.url, VEXIL_DB_SEED: file, VEXIL_LOG_LEVEL: 'warn' });
     expect(seeded.status).toBe(1);
     expect(seeded.stderr).toContain(`db.seed: ${file}: document 1: ${ALIAS_LIMIT}`);
+    expect(await flagCount('bombed')).toBe(0);
+  });
+
+  it('documents over 64 MiB: 413 over HTTP, one line from vexil import and db.seed; nothing read', async () => {
+    const text = `# ${'x'.repeat(MAX_IMPORT_BYTES)}\nnamespace: bombed\nflags: [{key: f, name: F}]\n`;
+    const res = await post('/api/v1/import', text);
+    expect({ status: res.status, body: await res.json() }).toEqual({
+      status: 413,
+      body: { code: 8, message: 'request body too large', details: [] },
+    });
+    const file = join(dir, `${backend.name}-huge.yml`);
+    writeFileSync(file, text);
+    const line = `${file}: the documents of one import may take 64 MiB at most`;
+    const cli = runVexil(['import', file], { VEXIL_DB_URL: database.url, VEXIL_LOG_LEVEL: 'warn' });
+    expect([cli.status, cli.stderr]).toEqual([1, `vexil: ${line}\n`]);
+    const seeded = runVexil(['serve'], { VEXIL_DB_URL: database.url, VEXIL_DB_SEED: file, VEXIL_LOG_LEVEL: 'warn' });
+    expect(seeded.status).toBe(1);
+    expect(seeded.stderr).toContain(`db.seed: ${line}`);
     expect(await flagCount('bombed')).toBe(0);
   });
 

@@ -17,10 +17,11 @@ import type { ParsedDocument } from './validate.js';
 export const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
 
 /**
- * The worker's old-generation heap, in MB: a document of MAX_IMPORT_BYTES (about 190,000 flags of
- * a few fields each) parses and checks within it with room to spare (docs/import-export.md).
+ * The worker's old-generation heap, in MB: a YAML document of MAX_IMPORT_BYTES (275,000 flags of a
+ * few fields each) parses and checks within 640 MB; a document denser in objects than that may be
+ * refused rather than take the process's memory (docs/performance.md).
  */
-export const WORKER_HEAP_MB = 1536;
+export const WORKER_HEAP_MB = 1024;
 
 /** One source's text, as the worker receives it. */
 export interface ImportSourceText {
