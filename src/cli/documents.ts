@@ -11,6 +11,7 @@ import { DEFAULT_NAMESPACE } from '../domain/types.js';
 import { VERSION } from '../runtime/version.js';
 import { ChangeFeed } from '../services/changes.js';
 import { type DocumentFormat, formatOfFileName, sniffFormat } from '../services/documents/parse.js';
+import { requireImportSize } from '../services/documents/parse-off-thread.js';
 import { serializeNamespaces } from '../services/documents/serialize.js';
 import { ImportExportService, type ImportResult, type ImportSource, parseSources } from '../services/import-export.js';
 import { actingAs, CLI_ACTOR } from '../services/write.js';
@@ -224,6 +225,7 @@ export async function importCommand(
   if (options.address) {
     remoteBase(options.address);
     // Checked here first (errors name the files), then sent as one body: one run, one transaction.
+    requireImportSize(sources);
     const body = serializeNamespaces(
       parseSources(sources).map((d) => d.content),
       { format: 'json', producer: `Vexil (v${VERSION})` },
