@@ -52,8 +52,8 @@ export function requireImportSize(sources: ImportSourceText[]): void {
   }
 }
 
-function startWorker(sources: ImportSourceText[]): Worker {
-  const options = { workerData: { sources }, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } };
+function startWorker(sources: ImportSourceText[], heapMb: number): Worker {
+  const options = { workerData: { sources }, resourceLimits: { maxOldGenerationSizeMb: heapMb } };
   if (import.meta.url.endsWith('.ts')) {
     // Running from the TypeScript sources (tsx in development, the test runner): the worker loads them
     // through tsx as well. The compiled program starts the compiled worker.
@@ -64,10 +64,16 @@ function startWorker(sources: ImportSourceText[]): Worker {
   return new Worker(new URL('./parse-worker.js', import.meta.url), options);
 }
 
-/** Parses and checks every document of the sources on a worker thread; the first problem is a DocumentError. */
-export async function parseSourcesOffThread(sources: ImportSourceText[]): Promise<ParsedDocument[]> {
+/**
+ * Parses and checks every document of the sources on a worker thread; the first problem is a
+ * DocumentError. `heapMb` bounds the worker's heap (WORKER_HEAP_MB; tests use less).
+ */
+export async function parseSourcesOffThread(
+  sources: ImportSourceText[],
+  heapMb = WORKER_HEAP_MB,
+): Promise<ParsedDocument[]> {
   requireImportSize(sources);
-  const worker = startWorker(sources);
+  const worker = startWorker(sources, heapMb);
   const docs: ParsedDocument[] = [];
   try {
     return await new Promise<ParsedDocument[]>((resolve, reject) => {
@@ -96,9 +102,7 @@ export async function parseSourcesOffThread(sources: ImportSourceText[]): Promis
       worker.on('error', (err: Error & { code?: string }) => {
         if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
           const name = sources[0]?.name ?? 'import';
-          reject(
-            new DocumentError(name, 0, '', `too large to read within the ${WORKER_HEAP_MB} MB an import may take`),
-          );
+          reject(new DocumentError(name, 0, '', `too large to read within the ${heapMb} MB an import may take`));
         } else reject(err);
       });
       worker.on('exit', (code) => reject(new Error(`the import's reader stopped (exit code ${code})`)));
