@@ -59,7 +59,7 @@ export async function applySeed(documents: ImportExportService, config: Config, 
   }
   const sources = readSeedSources(path);
   try {
-    const docs = documents.parse(sources);
+    const docs = await documents.parse(sources);
     const result = await documents.seed(path, seedHash(sources), docs);
     if (!result) {
       logger.info({ seed: path }, 'seed unchanged since it was applied');

@@ -10,6 +10,7 @@ import { DomainError } from '../domain/errors.js';
 import { DEFAULT_NAMESPACE } from '../domain/types.js';
 import { ChangeFeed } from '../services/changes.js';
 import { type DocumentFormat, formatOfFileName, sniffFormat } from '../services/documents/parse.js';
+import { requireImportSize } from '../services/documents/parse-off-thread.js';
 import { serializeNamespaces } from '../services/documents/serialize.js';
 import {
   EXPORT_PRODUCER,
@@ -228,6 +229,7 @@ export async function importCommand(
   if (options.address) {
     remoteBase(options.address);
     // Checked here first (errors name the files), then sent as one body: one run, one transaction.
+    requireImportSize(sources);
     const body = serializeNamespaces(
       parseSources(sources).map((d) => d.content),
       { format: 'json' },

@@ -7,7 +7,7 @@ import { FLAG_TYPES, type Flag, type FlagType, type Page } from '../domain/types
 import type { ListQuery } from '../storage/pagination.js';
 import type { FlagStore, FlagUpdate, NamespaceReads } from '../storage/store.js';
 import type { ResourceStates } from './resource-states.js';
-import { requireKey, requireMaxLength, requireNonEmpty } from './validation.js';
+import { requireJsonSize, requireKey, requireMaxLength, requireNonEmpty } from './validation.js';
 import { runWrite, type WriteContext } from './write.js';
 
 export interface FlagCreateInput {
@@ -28,6 +28,11 @@ export interface FlagUpdateInput {
   defaultVariantId?: string | null;
   /** Absent or null leaves it unchanged; {} clears it. */
   metadata?: Record<string, unknown> | null;
+}
+
+/** Metadata is stored as its JSON text, at most MAX_JSON_FIELD_BYTES (validation.ts). */
+export function requireMetadataSize(metadata: Record<string, unknown> | null | undefined): void {
+  if (metadata) requireJsonSize('metadata', JSON.stringify(metadata));
 }
 
 /** The flag as a read would show it after `update` (which checked the default variant is its own). */
@@ -70,6 +75,7 @@ export class FlagService {
     const type = input.type ?? 'VARIANT_FLAG_TYPE';
     if (!FLAG_TYPES.includes(type))
       throw new InvalidArgumentError(`unknown value "${String(type)}" for enum flipt.FlagType`);
+    requireMetadataSize(input.metadata);
     return runWrite(this.ctx, ns, async (tx, changes) => {
       const flag = await this.flags.insert(tx, ns, {
         key,
@@ -88,6 +94,7 @@ export class FlagService {
     requireNonEmpty('key', key);
     const name = requireNonEmpty('name', input.name);
     requireMaxLength('name', name);
+    requireMetadataSize(input.metadata);
     return runWrite(this.ctx, ns, async (tx, changes) => {
       // Read before, and the state after derived from it: a flag update leaves its variants as they
       // are, so reading it again afterwards would only repeat the same queries.

@@ -6,6 +6,7 @@
 // hash differs from the one recorded in the database.
 
 import { randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ChangeActor } from '../domain/changes.js';
 import { NotFoundError } from '../domain/errors.js';
 import type { NamespaceContent } from '../domain/namespace-content.js';
@@ -17,6 +18,7 @@ import { UNSTORABLE_REASON } from '../storage/unstorable-text.js';
 import type { ChangeRecorder } from './change-recorder.js';
 import { DocumentError } from './documents/errors.js';
 import { type DocumentFormat, parseDocuments } from './documents/parse.js';
+import { parseSourcesOffThread } from './documents/parse-off-thread.js';
 import { serializeNamespaces } from './documents/serialize.js';
 import { type ParsedDocument, readDocuments } from './documents/validate.js';
 import { unstorableTextPath } from './validation.js';
@@ -80,6 +82,25 @@ export function parseSources(sources: ImportSource[]): ParsedDocument[] {
   return out;
 }
 
+/** Items an import handles between two event-loop turns. */
+const ITEMS_PER_TURN = 500;
+
+/**
+ * Calls `fn` on each item in order, with an event-loop turn after every ITEMS_PER_TURN items, until
+ * one answers something other than undefined; resolves with that answer.
+ */
+async function firstInTurns<T, R>(
+  items: readonly T[],
+  fn: (item: T, index: number) => R | undefined,
+): Promise<R | undefined> {
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0 && i % ITEMS_PER_TURN === 0) await nextTurn();
+    const found = fn(items[i] as T, i);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 /** Thrown inside a dry run's transaction to roll it back with its report. */
 class DryRunRollback extends Error {
   constructor(readonly result: ImportResult) {
@@ -95,13 +116,16 @@ export class ImportExportService {
     private readonly locks: OperationLockStore,
   ) {}
 
-  /** Parses and checks every document of the sources; the first problem is a DocumentError. */
-  parse(sources: ImportSource[]): ParsedDocument[] {
-    return parseSources(sources);
+  /**
+   * Parses and checks every document of the sources on a worker thread, so a large import does not
+   * hold the event loop (ADR 0034); the first problem is a DocumentError.
+   */
+  parse(sources: ImportSource[]): Promise<ParsedDocument[]> {
+    return parseSourcesOffThread(sources);
   }
 
   async importSources(sources: ImportSource[], options: ImportOptions = {}): Promise<ImportResult> {
-    return this.import(this.parse(sources), options);
+    return this.import(await this.parse(sources), options);
   }
 
   async import(docs: ParsedDocument[], options: ImportOptions = {}): Promise<ImportResult> {
@@ -178,7 +202,12 @@ export class ImportExportService {
       const fail = (path: string, reason: string): never => {
         throw new DocumentError(doc.source, doc.index, path, reason);
       };
-      const unstorable = unstorableTextPath({ namespace, flags, segments });
+      // Object by object, with event-loop turns between steps (ADR 0034): 100,000 flags are
+      // seconds of work that /health and evaluations must not wait behind.
+      const unstorable =
+        unstorableTextPath(namespace, 'namespace') ??
+        (await firstInTurns(flags, (f, i) => unstorableTextPath(f, `flags[${i}]`))) ??
+        (await firstInTurns(segments, (s, i) => unstorableTextPath(s, `segments[${i}]`)));
       if (unstorable !== undefined) fail(unstorable, UNSTORABLE_REASON);
       if (!(await this.namespaces.find(tx, ns))) {
         const after = await this.namespaces.insert(tx, namespace);
@@ -218,14 +247,14 @@ export class ImportExportService {
       await this.documents.insert(tx, ns, { flags: newFlags, segments: newSegments });
       // An import's "after" is the object as the document gave it: reading thousands of flags back
       // through the API's reads would cost more than the import itself.
-      for (const f of newFlags) {
+      await firstInTurns(newFlags, (f) => {
         result.created.push({ namespace: ns, type: 'flag', key: f.key });
         changes.record({ namespaceKey: ns, resourceType: 'flag', resourceKey: f.key, action: 'created', after: f });
-      }
-      for (const s of newSegments) {
+      });
+      await firstInTurns(newSegments, (s) => {
         result.created.push({ namespace: ns, type: 'segment', key: s.key });
         changes.record({ namespaceKey: ns, resourceType: 'segment', resourceKey: s.key, action: 'created', after: s });
-      }
+      });
     }
     for (const ns of touched) await bumpRevision(tx, ns);
     return result;

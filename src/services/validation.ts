@@ -27,6 +27,22 @@ export function requireKey(field: string, value: string | undefined): string {
   return key;
 }
 
+/**
+ * The largest JSON text of a variant's attachment and of a flag's metadata, in UTF-8 bytes: Flipt's
+ * bound on attachments (1000 KB, `maxJsonStringSizeKB`), also applied to metadata, which Flipt leaves
+ * unbounded (issue 36: an imported document made one flag's metadata 6.2 MB).
+ */
+export const MAX_JSON_FIELD_BYTES = 1000 * 1024;
+
+/** `json` (the field's JSON text) at most MAX_JSON_FIELD_BYTES, with Flipt's message for attachments. */
+export function requireJsonSize(field: string, json: string): void {
+  // Each UTF-16 unit is at most 3 bytes: most texts are decided without counting their bytes.
+  if (json.length * 3 <= MAX_JSON_FIELD_BYTES) return;
+  if (json.length > MAX_JSON_FIELD_BYTES || Buffer.byteLength(json, 'utf8') > MAX_JSON_FIELD_BYTES) {
+    throw new ValidationError(field, `must be less than ${MAX_JSON_FIELD_BYTES / 1024} KB`);
+  }
+}
+
 export function invalid(message: string): InvalidArgumentError {
   return new InvalidArgumentError(message);
 }

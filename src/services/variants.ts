@@ -5,7 +5,7 @@ import { ValidationError } from '../domain/errors.js';
 import type { Variant } from '../domain/types.js';
 import type { NamespaceReads, VariantStore } from '../storage/store.js';
 import type { ResourceStates } from './resource-states.js';
-import { requireMaxLength, requireNonEmpty } from './validation.js';
+import { MAX_JSON_FIELD_BYTES, requireJsonSize, requireMaxLength, requireNonEmpty } from './validation.js';
 import { runWrite, type WriteContext } from './write.js';
 
 export interface VariantInput {
@@ -16,7 +16,7 @@ export interface VariantInput {
   attachment?: string | null;
 }
 
-export const MAX_ATTACHMENT_BYTES = 1000 * 1024;
+export const MAX_ATTACHMENT_BYTES = MAX_JSON_FIELD_BYTES;
 
 /** Strings (kept whole) or runs of the whitespace JSON allows between tokens (removed). */
 const JSON_STRING_OR_SPACE = /"[^"\\]*(?:\\.[^"\\]*)*"|[ \t\n\r]+/g;
@@ -34,9 +34,7 @@ export function normalizeAttachment(attachment: string | null | undefined): stri
   } catch {
     throw new ValidationError('attachment', 'must be a json string');
   }
-  if (Buffer.byteLength(attachment, 'utf8') > MAX_ATTACHMENT_BYTES) {
-    throw new ValidationError('attachment', 'must be less than 1000 KB');
-  }
+  requireJsonSize('attachment', attachment);
   return compactJson(attachment);
 }
 

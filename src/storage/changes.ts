@@ -1,6 +1,7 @@
 // The `changes` table (migration 004): one row per recorded write, inserted in the write's own
 // transaction; read newest first for the history API and revert; old rows removed by retention.
 
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Selectable } from 'kysely';
 import type { Change, ChangeAction, ChangeActor, ChangeResourceType } from '../domain/changes.js';
 import { InvalidArgumentError } from '../domain/errors.js';
@@ -77,8 +78,23 @@ function toChange(row: Selectable<ChangesTable>): Change {
 }
 
 /** Inserts the rows of one transaction in one statement. */
+/** Rows per statement: 11 columns × 500 is well under SQLite's 32,766 bound parameters (PostgreSQL: 65,535). */
+const CHANGES_PER_INSERT = 500;
+
+/**
+ * Inserts the changes of one write, CHANGES_PER_INSERT rows a statement: an import records one change
+ * per object, and 30,000 flags in one statement were more parameters than any database binds (a 500).
+ * An event-loop turn between statements, as the import's own inserts do (ADR 0013): SQLite's driver
+ * answers synchronously.
+ */
 export async function insertChanges(tx: Tx, changes: readonly NewChange[]): Promise<void> {
-  if (changes.length === 0) return;
+  for (let i = 0; i < changes.length; i += CHANGES_PER_INSERT) {
+    if (i > 0) await nextTurn();
+    await insertChangeRows(tx, changes.slice(i, i + CHANGES_PER_INSERT));
+  }
+}
+
+async function insertChangeRows(tx: Tx, changes: readonly NewChange[]): Promise<void> {
   await tx
     .insertInto('changes')
     .values(

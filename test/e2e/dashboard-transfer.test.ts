@@ -1,7 +1,7 @@
 // End to end, in Debian's chromium against the real `vexil serve`: the namespaces page exports a
 // namespace as a Flipt document (a download), copies a namespace under a new key after a preview, and
-// imports an uploaded document after a dry-run preview; a document that fails shows its error and
-// leaves the database as it was.
+// imports an uploaded document after a dry-run preview; a document that fails (an alias bomb too) shows
+// its error and leaves the database as it was.
 
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
@@ -46,6 +46,20 @@ flags:
     rules:
       - segment: nobody
 `;
+
+/** 10^9 strings in a flag's metadata once its aliases are expanded, in a few hundred bytes. */
+const ALIAS_BOMB = [
+  'namespace: bombed',
+  'anchors:',
+  '  l0: &l0 "lol"',
+  ...Array.from({ length: 9 }, (_, i) => `  l${i + 1}: &l${i + 1} [${Array(10).fill(`*l${i}`).join(', ')}]`),
+  'flags:',
+  '  - key: bomb',
+  '    name: Bomb',
+  '    metadata:',
+  '      payload: *l9',
+  '',
+].join('\n');
 
 suite(title('dashboard: export, copy and import namespaces'), () => {
   let server: E2eServer | undefined;
@@ -147,6 +161,13 @@ suite(title('dashboard: export, copy and import namespaces'), () => {
       await panel.getByText(/segment "nobody"/).waitFor();
       await screenshot(page, 'transfer-02-import-error');
 
+      // A YAML alias bomb (issue 36): refused, naming the limit, before anything expands it.
+      await panel
+        .getByLabel('Document')
+        .setInputFiles({ name: 'bomb.yml', mimeType: 'application/yaml', buffer: Buffer.from(ALIAS_BOMB) });
+      await panel.getByRole('button', { name: 'Preview' }).click();
+      await panel.getByText(/YAML aliases expand it by more than 1048576 characters/).waitFor();
+
       await panel
         .getByLabel('Document')
         .setInputFiles({ name: 'uploaded.yml', mimeType: 'application/yaml', buffer: Buffer.from(IMPORTED) });
@@ -156,6 +177,7 @@ suite(title('dashboard: export, copy and import namespaces'), () => {
       const before = await callApi<{ namespaces: { key: string }[] }>(base, 'GET', '/api/v1/namespaces');
       expect(before.namespaces.map((n) => n.key)).not.toContain('uploaded');
       expect(before.namespaces.map((n) => n.key)).not.toContain('broken');
+      expect(before.namespaces.map((n) => n.key)).not.toContain('bombed');
 
       await panel.getByRole('button', { name: 'Import', exact: true }).click();
       await page.getByText('Imported uploaded.yml: 1 namespace, 1 flag, 1 segment').waitFor();

@@ -3,6 +3,7 @@
 // Gives plain values; validate.ts checks them. Every failure is a DocumentError naming the source.
 
 import { CORE_SCHEMA, loadAll, YAMLException } from 'js-yaml';
+import { ALIAS_EXPANSION_REASON, expandedSize, MAX_ALIAS_EXPANSION } from './alias-expansion.js';
 import { DocumentError } from './errors.js';
 
 export type DocumentFormat = 'yaml' | 'json';
@@ -50,9 +51,14 @@ function parseYamlDocuments(text: string, source: string): RawDocument[] {
     throw new DocumentError(source, index, '', `invalid YAML${where}: ${err.reason}`);
   }
   const out: RawDocument[] = [];
+  // Checked before anything walks the values (alias-expansion.ts): the text's own length, plus what
+  // aliases may add, over every document of the source.
+  let budget = text.length + MAX_ALIAS_EXPANSION;
   for (const value of values) {
     // An empty document (a trailing `---`, a file of comments) is skipped, as Flipt's decoder does.
     if (value === null || value === undefined) continue;
+    budget -= expandedSize(value);
+    if (budget < 0) throw new DocumentError(source, out.length, '', ALIAS_EXPANSION_REASON);
     out.push({ index: out.length, value });
   }
   return out;

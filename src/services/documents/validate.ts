@@ -27,6 +27,7 @@ import {
   type SegmentOperator,
 } from '../../domain/types.js';
 import { validateConstraint } from '../../evaluation/constraint-validation.js';
+import { requireMetadataSize } from '../flags.js';
 import { requireKey, requireMaxLength } from '../validation.js';
 import { normalizeAttachment } from '../variants.js';
 import { DocumentError } from './errors.js';
@@ -282,6 +283,7 @@ function readFlag(r: Reader, value: unknown, path: string): FlagContent {
     r.since(`${path}.metadata`, '1.3');
     metadata = r.object(o.metadata, `${path}.metadata`);
     if (Object.keys(metadata).length === 0) metadata = undefined;
+    else r.check(`${path}.metadata`, () => requireMetadataSize(metadata));
   }
   const variants: VariantContent[] = [];
   const seen = new Set<string>();

@@ -11,14 +11,15 @@ import { tokenNamespace } from '../../../domain/authentication.js';
 import { InvalidArgumentError, PermissionDeniedError } from '../../../domain/errors.js';
 import type { DocumentFormat } from '../../../services/documents/parse.js';
 import { sniffFormat } from '../../../services/documents/parse.js';
+import { MAX_IMPORT_BYTES } from '../../../services/documents/parse-off-thread.js';
 import type { HttpApp } from '../http-app.js';
 import { errorResponses } from '../schemas/common.js';
 import type { RouteDeps } from './deps.js';
 
 const tags = ['import-export'];
 
-/** Bodies of an import may be large: a 10,000-flag document is about 10 MB of YAML. */
-export const IMPORT_BODY_LIMIT = 64 * 1024 * 1024;
+/** Bodies of an import may be large (a 10,000-flag document is about 10 MB of YAML): the import's own limit. */
+export const IMPORT_BODY_LIMIT = MAX_IMPORT_BYTES;
 
 const YAML_TYPES = new Set(['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml']);
 
@@ -126,7 +127,7 @@ export async function importExportRoutes(app: HttpApp, { services }: RouteDeps):
         const text = typeof request.body === 'string' ? request.body : '';
         const q = request.query;
         const drop = flag(q.drop);
-        const docs = documents.parse([
+        const docs = await documents.parse([
           { name: 'request body', text, format: formatOfContentType(request.headers['content-type'], text) },
         ]);
         if (docs.length === 0) throw new InvalidArgumentError('request body holds no document');

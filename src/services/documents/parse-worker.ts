@@ -1,0 +1,57 @@
+// The worker thread that reads an import's documents (parse-off-thread.ts starts it): it parses and
+// checks every source, as parseSources does on the caller's thread, then hands the documents back in
+// pieces of PIECE_SIZE flags or segments, one piece each time the caller asks for the next, so that
+// receiving them never holds the caller's event loop for long (ADR 0034).
+
+import { parentPort, workerData } from 'node:worker_threads';
+import { DocumentError } from './errors.js';
+import { parseDocuments } from './parse.js';
+import type { ImportSourceText, WorkerPiece } from './parse-off-thread.js';
+import { type ParsedDocument, readDocuments } from './validate.js';
+
+/** Flags or segments per message. */
+const PIECE_SIZE = 500;
+
+function* pieces(sources: ImportSourceText[]): Generator<WorkerPiece> {
+  let docs: ParsedDocument[] = [];
+  try {
+    for (const source of sources) {
+      docs = docs.concat(
+        readDocuments(parseDocuments(source.text, source.format, source.name), source.name, source.format),
+      );
+    }
+  } catch (err) {
+    if (err instanceof DocumentError) {
+      yield {
+        kind: 'document-error',
+        source: err.source,
+        index: err.documentIndex,
+        path: err.path,
+        reason: err.reason,
+      };
+      return;
+    }
+    throw err;
+  }
+  for (const doc of docs) {
+    const { flags, segments } = doc.content;
+    yield { kind: 'document', document: { ...doc, content: { ...doc.content, flags: [], segments: [] } } };
+    for (let i = 0; i < flags.length; i += PIECE_SIZE) {
+      yield { kind: 'flags', items: flags.slice(i, i + PIECE_SIZE) };
+    }
+    for (let i = 0; i < segments.length; i += PIECE_SIZE) {
+      yield { kind: 'segments', items: segments.slice(i, i + PIECE_SIZE) };
+    }
+  }
+  yield { kind: 'done' };
+}
+
+const port = parentPort;
+if (port) {
+  const steps = pieces((workerData as { sources: ImportSourceText[] }).sources);
+  // Every 'next' from the caller is answered with one piece; the caller asks once it has taken the last.
+  port.on('message', () => {
+    const step = steps.next();
+    if (!step.done) port.postMessage(step.value);
+  });
+}
