@@ -22,9 +22,10 @@
 //          --scenarios boolean,variant,batch,ofrep,grpc-boolean,grpc-variant,grpc-batch (the HTTP four)
 //          --rate N (gRPC scenarios only: calls per second per build, spread over the connections;
 //          0 = as fast as the generator goes, the default)
+//          --cpu-prof DIR (V8 CPU profiles of both builds' servers, in DIR/ref and DIR/this, one per start)
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -50,6 +51,7 @@ interface Options {
   auth: boolean;
   scenarios: Scenario[];
   rate: number;
+  cpuProfileDir: string | undefined;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -82,6 +84,7 @@ function parseOptions(argv: string[]): Options {
     auth: argv.includes('--auth'),
     scenarios,
     rate: int('rate', 0, 0),
+    cpuProfileDir: get('cpu-prof'),
   };
 }
 
@@ -113,7 +116,11 @@ function checkout(commit: string, tree: string): void {
   });
   if (archive.status !== 0) throw new Error(`git archive ${commit}: ${archive.stderr}`);
   symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'), 'dir');
-  const proto = spawnSync('npm', ['run', '--silent', 'proto:types'], { cwd: tree, encoding: 'utf8' });
+  // Older builds have no generated proto types (and no script to make them).
+  const scripts = (JSON.parse(readFileSync(join(tree, 'package.json'), 'utf8')) as { scripts?: Record<string, string> })
+    .scripts;
+  if (scripts?.['proto:types'] === undefined) return;
+  const proto = spawnSync('npm', ['run', 'proto:types'], { cwd: tree, encoding: 'utf8' });
   if (proto.status !== 0) throw new Error(`proto:types in ${commit}: ${proto.stdout}${proto.stderr}`);
 }
 
@@ -186,7 +193,10 @@ export async function runCompare(argv: string[]): Promise<void> {
     const baseUrl = (b: Build) => `http://127.0.0.1:${b.httpPort}`;
     const start = async (b: Build): Promise<void> => {
       b.output = '';
-      const args = [...b.nodeFlags, b.main, 'serve'];
+      const profiling = options.cpuProfileDir
+        ? ['--cpu-prof', '--cpu-prof-dir', join(options.cpuProfileDir, b.label.split(' ')[0] as string)]
+        : [];
+      const args = [...b.nodeFlags, ...profiling, b.main, 'serve'];
       const [cmd, cmdArgs] = pins
         ? ['taskset', ['-c', pins.server, process.execPath, ...args]]
         : [process.execPath, args];
