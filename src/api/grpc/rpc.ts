@@ -63,6 +63,12 @@ export interface Rpc<Req = never, Res = unknown> {
    * token may not make it). Default: the request's `namespaceKey`, empty meaning `default`.
    */
   namespaces?(request: Req): readonly string[] | undefined;
+  /**
+   * The handler reads the request with proto/'s own (snake_case) names, as grpc-js decoded it, instead
+   * of renamed to camelCase (field-case.ts): the evaluation RPCs, which rename nothing (then give
+   * `namespaces` too: the default reads `namespaceKey`).
+   */
+  protoNames?: boolean;
   handle(request: Req, context: RpcContext): Res | Promise<Res>;
 }
 
@@ -163,8 +169,8 @@ export function unaryHandler(
       callback({ code: GrpcStatus.UNIMPLEMENTED, details: READ_ONLY_MESSAGE });
       return;
     }
-    // Handlers see the services' camelCase names (field-case.ts).
-    const request = camelFields(call.request);
+    // Handlers see the services' camelCase names (field-case.ts), unless they read proto/'s own.
+    const request = rpc.protoNames ? call.request : camelFields(call.request);
     let revision: string | undefined;
     const context: RpcContext = {
       metadata: call.metadata,
