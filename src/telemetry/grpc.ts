@@ -11,6 +11,7 @@ import {
   type Metadata,
   ServerInterceptingCall,
   type ServerInterceptor,
+  type ServerMethodDefinition,
   setLogger,
   setLogVerbosity,
 } from '@grpc/grpc-js';
@@ -25,6 +26,12 @@ export interface GrpcTelemetry {
   metrics: Metrics;
   tracing: Tracing;
   logger: Logger;
+  /**
+   * Told of each call as it starts (the drain's count, api/grpc/call-drain.ts); the function it returns
+   * is called once, after the call's status has been sent or when it is cancelled. Here rather than in
+   * an interceptor of its own: grpc-js wraps every call in one more layer per interceptor.
+   */
+  onCall?: (descriptor: ServerMethodDefinition<unknown, unknown>) => (() => void) | undefined;
 }
 
 const metadataGetter: TextMapGetter<Metadata> = {
@@ -90,7 +97,7 @@ function callLogLevel(code: number): Level {
   }
 }
 
-export function grpcTelemetryInterceptor({ metrics, tracing, logger }: GrpcTelemetry): ServerInterceptor {
+export function grpcTelemetryInterceptor({ metrics, tracing, logger, onCall }: GrpcTelemetry): ServerInterceptor {
   return (descriptor, call) => {
     const method = descriptor.path;
     const started = performance.now();
@@ -117,34 +124,52 @@ export function grpcTelemetryInterceptor({ metrics, tracing, logger }: GrpcTelem
       }
     };
     // The handler is invoked from these listener callbacks: running them in the span's context
-    // makes the handler's own spans (evaluations, queries) children of the call span.
+    // makes the handler's own spans (evaluations, queries) children of the call span. With tracing
+    // off the messages pass through untouched (no listener, no closure per message).
     const inContext = (fn: () => void) => (state === undefined ? fn() : tracing.run(state.context, fn));
+    let ended = onCall?.(descriptor);
+    const end = () => {
+      const once = ended;
+      ended = undefined;
+      once?.();
+    };
 
     return new ServerInterceptingCall(call, {
       start: (next) =>
-        next({
-          onReceiveMetadata: (metadata, nextMetadata) => {
-            if (tracing.enabled) {
-              const parent = tracing.extract(metadata, metadataGetter);
-              const span = tracing.startSpan(
-                method.replace(/^\//, ''),
-                {
-                  kind: SpanKind.SERVER,
-                  attributes: { [ATTR_RPC_SYSTEM_NAME]: 'grpc', [ATTR_RPC_METHOD]: method.replace(/^\//, '') },
+        next(
+          tracing.enabled
+            ? {
+                onReceiveMetadata: (metadata, nextMetadata) => {
+                  const parent = tracing.extract(metadata, metadataGetter);
+                  const span = tracing.startSpan(
+                    method.replace(/^\//, ''),
+                    {
+                      kind: SpanKind.SERVER,
+                      attributes: { [ATTR_RPC_SYSTEM_NAME]: 'grpc', [ATTR_RPC_METHOD]: method.replace(/^\//, '') },
+                    },
+                    parent,
+                  );
+                  state = { span, context: trace.setSpan(parent, span) };
+                  inContext(() => nextMetadata(metadata));
                 },
-                parent,
-              );
-              state = { span, context: trace.setSpan(parent, span) };
-            }
-            inContext(() => nextMetadata(metadata));
-          },
-          onReceiveMessage: (message, nextMessage) => inContext(() => nextMessage(message)),
-          onReceiveHalfClose: (nextHalfClose) => inContext(() => nextHalfClose()),
-          onCancel: () => finish(GrpcStatus.CANCELLED),
-        }),
+                onReceiveMessage: (message, nextMessage) => inContext(() => nextMessage(message)),
+                onReceiveHalfClose: (nextHalfClose) => inContext(() => nextHalfClose()),
+                onCancel: () => {
+                  finish(GrpcStatus.CANCELLED);
+                  end();
+                },
+              }
+            : {
+                onCancel: () => {
+                  finish(GrpcStatus.CANCELLED);
+                  end();
+                },
+              },
+        ),
       sendStatus: (status, nextStatus) => {
         finish(status.code ?? GrpcStatus.UNKNOWN);
         nextStatus(status);
+        end();
       },
     });
   };

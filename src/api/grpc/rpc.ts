@@ -120,6 +120,24 @@ function deadlinePassed(call: ServerUnaryCall<unknown, unknown>): boolean {
   return Number.isFinite(ms) && ms <= Date.now();
 }
 
+/**
+ * Token hashes by token value: the hash is a function of the value alone, so this saves a SHA-256 per
+ * call and checks nothing less (the hash is then looked up on every call, so a deleted or expired token
+ * is refused at once). Calls on one connection may carry different tokens, so it is not kept per
+ * connection as over HTTP. Bounded: emptied when full.
+ */
+const TOKEN_HASHES_MAX = 1024;
+const tokenHashes = new Map<string, string>();
+function tokenHash(token: string): string {
+  let hash = tokenHashes.get(token);
+  if (hash === undefined) {
+    if (tokenHashes.size >= TOKEN_HASHES_MAX) tokenHashes.clear();
+    hash = hashClientToken(token);
+    tokenHashes.set(token, hash);
+  }
+  return hash;
+}
+
 /** The authentication the call needs and presents, or an error (null: none needed); also for streaming calls. */
 export async function authenticate(
   rpc: AnyRpc,
@@ -135,7 +153,7 @@ export async function authenticate(
     cookie: firstValue(metadata, 'cookie'),
   });
   if (token === undefined || token === '') throw new UnauthenticatedError();
-  const hash = hashClientToken(token);
+  const hash = tokenHash(token);
   const remembered = deps.auth.rememberedAuthentication(hash);
   const found = remembered !== undefined ? remembered : await deps.auth.lookUpAuthentication(hash);
   if (!found) throw new UnauthenticatedError();
@@ -209,11 +227,7 @@ export function unaryHandler(
     run().then(
       (answer) => {
         if (call.cancelled) return;
-        if (revision !== undefined) {
-          const metadata = new Metadata();
-          metadata.set(REVISION_HEADER, revision);
-          call.sendMetadata(metadata);
-        }
+        if (revision !== undefined) call.sendMetadata(revisionMetadata(revision));
         callback(null, snakeFields(answer));
       },
       (err: unknown) => {
@@ -222,6 +236,20 @@ export function unaryHandler(
       },
     );
   };
+}
+
+/**
+ * `x-vexil-revision` metadata, the last one made kept for the next call naming the same revision
+ * (grpc-js only reads the metadata it sends), instead of one made and validated per call.
+ */
+let lastRevisionMetadata: { revision: string; metadata: Metadata } | undefined;
+function revisionMetadata(revision: string): Metadata {
+  if (lastRevisionMetadata?.revision !== revision) {
+    const metadata = new Metadata();
+    metadata.set(REVISION_HEADER, revision);
+    lastRevisionMetadata = { revision, metadata };
+  }
+  return lastRevisionMetadata.metadata;
 }
 
 /** The client's address from grpc-js's peer string (`ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000`). */
