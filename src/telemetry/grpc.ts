@@ -2,7 +2,8 @@
 // metrics by full method name and status code, one log line per call (failures at info or above,
 // successes at debug), and (tracing on) a server span per call that continues the `traceparent` of
 // the request metadata and is active while the handler runs. Also: @grpc/grpc-js's own messages, into
-// the process log at `log.grpc_level`.
+// the process log at `log.grpc_level`. Being the one interceptor, it also lets a unary call's answer
+// and status leave in one write (answerWithStatus) and counts calls for the drain (onCall).
 
 import { format } from 'node:util';
 import {
@@ -134,7 +135,7 @@ export function grpcTelemetryInterceptor({ metrics, tracing, logger, onCall }: G
       once?.();
     };
 
-    return new ServerInterceptingCall(call, {
+    const intercepting = new ServerInterceptingCall(call, {
       start: (next) =>
         next(
           tracing.enabled
@@ -172,5 +173,22 @@ export function grpcTelemetryInterceptor({ metrics, tracing, logger, onCall }: G
         end();
       },
     });
+    if (!descriptor.responseStream) answerWithStatus(intercepting);
+    return intercepting;
+  };
+}
+
+/**
+ * grpc-js sends a unary call's status only once its answer's bytes have left (sendMessage's callback
+ * runs after the socket write): the answer and the trailers then go out in two writes, a turn of the
+ * event loop apart. Told at once that the message is sent, grpc-js ends the stream in the same turn;
+ * Node's HTTP/2 stream keeps the order (DATA, then the trailers) and writes both together. A failed
+ * write still ends the call (the stream is gone either way).
+ */
+function answerWithStatus(call: ServerInterceptingCall): void {
+  const sendMessage = call.sendMessage.bind(call);
+  call.sendMessage = (message, callback) => {
+    sendMessage(message, () => {});
+    callback();
   };
 }
