@@ -341,6 +341,11 @@ async function main(): Promise<void> {
       const [bareShare, oursShare] = oursFirst
         ? await Promise.all([start(oursTarget), start(bareTarget)]).then(([ours, bare]) => [bare, ours] as const)
         : await Promise.all([start(bareTarget), start(oursTarget)]);
+      // The latency tail under the same contention (issue 39: a target is p99 within a factor of bare's).
+      console.log(
+        `    sharing a core: p99 ${format(oursShare.p99Ms, 2)} ms, bare ${format(bareShare.p99Ms, 2)} ms ` +
+          `(${format(oursShare.p99Ms / bareShare.p99Ms, 2)}×); p50 ${format(oursShare.p50Ms, 2)} ms, bare ${format(bareShare.p50Ms, 2)} ms`,
+      );
       return oursShare.requestsPerSecond / bareShare.requestsPerSecond;
     };
 
