@@ -26,6 +26,8 @@ export interface GrpcLoadOptions {
   durationSeconds: number;
   /** A CPU list for taskset. */
   cpus?: string;
+  /** Calls per second in all (each connection sends every `connections / rate` s); unset: as fast as it goes. */
+  rate?: number;
 }
 
 type Call = (
@@ -71,11 +73,14 @@ async function runHere(options: GrpcLoadOptions): Promise<LoadResult> {
   let failures = 0;
   const deadline = performance.now() + options.durationSeconds * 1000;
   const started = performance.now();
+  // With a rate, each slot sends on its own schedule, the slots staggered over one period.
+  const period = options.rate ? (1000 * slots.length) / options.rate : 0;
   await Promise.all(
     slots.map(
-      (slot) =>
+      (slot, i) =>
         new Promise<void>((resolve) => {
-          const next = () => {
+          let due = started + (period * i) / slots.length;
+          const send = () => {
             if (performance.now() >= deadline) return resolve();
             const sent = performance.now();
             slot.call(options.request, metadata, (err) => {
@@ -84,7 +89,15 @@ async function runHere(options: GrpcLoadOptions): Promise<LoadResult> {
               next();
             });
           };
-          next();
+          const next = () => {
+            if (period === 0) return send();
+            due += period;
+            const wait = due - performance.now();
+            if (wait > 0) setTimeout(send, wait);
+            else send();
+          };
+          if (period === 0) send();
+          else setTimeout(send, due - performance.now());
         }),
     ),
   );

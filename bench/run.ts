@@ -31,6 +31,7 @@
 //          --same-processes (keep one Vexil and one bare server for every round; by default each round
 //          after the first starts both afresh: one process can run 10–19 % faster or slower than another
 //          of the same build for its whole life, ADR 0011, so rounds of one pair would all share its luck)
+//          --compare REF (an A/B of the working tree against another build sharing a core: bench/compare.ts)
 //          --cpu-prof DIR (write V8 CPU profiles of the measured servers, Vexil's and the bare one, into DIR,
 //          one per server start)
 
@@ -343,6 +344,11 @@ async function main(): Promise<void> {
       const [bareShare, oursShare] = oursFirst
         ? await Promise.all([start(oursTarget), start(bareTarget)]).then(([ours, bare]) => [bare, ours] as const)
         : await Promise.all([start(bareTarget), start(oursTarget)]);
+      // The latency tail under the same contention (issue 39: a target is p99 within a factor of bare's).
+      console.log(
+        `    sharing a core: p99 ${format(oursShare.p99Ms, 2)} ms, bare ${format(bareShare.p99Ms, 2)} ms ` +
+          `(${format(oursShare.p99Ms / bareShare.p99Ms, 2)}×); p50 ${format(oursShare.p50Ms, 2)} ms, bare ${format(bareShare.p50Ms, 2)} ms`,
+      );
       return oursShare.requestsPerSecond / bareShare.requestsPerSecond;
     };
 
@@ -504,7 +510,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
+// `--compare <ref>`: an A/B of the working tree against another build (bench/compare.ts).
+const compare = process.argv.includes('--compare') || process.argv.some((a) => a.startsWith('--compare='));
+(compare ? import('./compare.js').then((m) => m.runCompare(process.argv.slice(2))) : main()).catch((err) => {
   console.error(err instanceof Error ? err.message : err);
   process.exit(1);
 });

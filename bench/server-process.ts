@@ -34,13 +34,16 @@ export async function waitHealthy(baseUrl: string, child: ChildProcess, output: 
   }
 }
 
-/** Compiles the server with tsc into `outDir`; returns the entry point. Type errors do not stop it. */
-export function compileServer(outDir: string): string {
+/**
+ * Compiles the server with tsc into `outDir`; returns the entry point. Type errors do not stop it.
+ * `root` is the source tree (another build's, for `--compare`).
+ */
+export function compileServer(outDir: string, root = ROOT): string {
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   const result = spawnSync(
     process.execPath,
     [tsc, '-p', 'tsconfig.build.json', '--outDir', outDir, '--sourceMap', 'false'],
-    { cwd: ROOT, encoding: 'utf8' },
+    { cwd: root, encoding: 'utf8' },
   );
   const main = join(outDir, 'main.js');
   if (!existsSync(main)) throw new Error(`tsc emitted no ${main}: ${result.stdout}${result.stderr}`);
@@ -50,7 +53,7 @@ export function compileServer(outDir: string): string {
   if (!existsSync(join(home, 'node_modules')))
     symlinkSync(join(ROOT, 'node_modules'), join(home, 'node_modules'), 'dir');
   // The gRPC services load proto/ from beside dist/, as in the repository.
-  if (!existsSync(join(home, 'proto'))) symlinkSync(join(ROOT, 'proto'), join(home, 'proto'), 'dir');
+  if (!existsSync(join(home, 'proto'))) symlinkSync(join(root, 'proto'), join(home, 'proto'), 'dir');
   return main;
 }
 

@@ -244,7 +244,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   routeGrpcLogs(logger, config.log.grpc_level);
   const grpcCalls = new GrpcCallDrain();
   const grpc = buildGrpcServer(health, {
-    interceptors: [grpcTelemetryInterceptor({ metrics, tracing, logger }), grpcCalls.interceptor],
+    interceptors: [grpcTelemetryInterceptor({ metrics, tracing, logger, onCall: grpcCalls.observe })],
     connMaxIdleMs: ms(config.server.grpc_conn_max_idle_time),
     connMaxAgeMs: ms(config.server.grpc_conn_max_age),
     connMaxAgeGraceMs: ms(config.server.grpc_conn_max_age_grace),

@@ -2,7 +2,8 @@
 // metrics by full method name and status code, one log line per call (failures at info or above,
 // successes at debug), and (tracing on) a server span per call that continues the `traceparent` of
 // the request metadata and is active while the handler runs. Also: @grpc/grpc-js's own messages, into
-// the process log at `log.grpc_level`.
+// the process log at `log.grpc_level`. Being the one interceptor, it also lets a unary call's answer
+// and status leave in one write (answerWithStatus) and counts calls for the drain (onCall).
 
 import { format } from 'node:util';
 import {
@@ -11,6 +12,7 @@ import {
   type Metadata,
   ServerInterceptingCall,
   type ServerInterceptor,
+  type ServerMethodDefinition,
   setLogger,
   setLogVerbosity,
 } from '@grpc/grpc-js';
@@ -25,6 +27,12 @@ export interface GrpcTelemetry {
   metrics: Metrics;
   tracing: Tracing;
   logger: Logger;
+  /**
+   * Told of each call as it starts (the drain's count, api/grpc/call-drain.ts); the function it returns
+   * is called once, after the call's status has been sent or when it is cancelled. Here rather than in
+   * an interceptor of its own: grpc-js wraps every call in one more layer per interceptor.
+   */
+  onCall?: (descriptor: ServerMethodDefinition<unknown, unknown>) => (() => void) | undefined;
 }
 
 const metadataGetter: TextMapGetter<Metadata> = {
@@ -90,7 +98,7 @@ function callLogLevel(code: number): Level {
   }
 }
 
-export function grpcTelemetryInterceptor({ metrics, tracing, logger }: GrpcTelemetry): ServerInterceptor {
+export function grpcTelemetryInterceptor({ metrics, tracing, logger, onCall }: GrpcTelemetry): ServerInterceptor {
   return (descriptor, call) => {
     const method = descriptor.path;
     const started = performance.now();
@@ -117,35 +125,70 @@ export function grpcTelemetryInterceptor({ metrics, tracing, logger }: GrpcTelem
       }
     };
     // The handler is invoked from these listener callbacks: running them in the span's context
-    // makes the handler's own spans (evaluations, queries) children of the call span.
+    // makes the handler's own spans (evaluations, queries) children of the call span. With tracing
+    // off the messages pass through untouched (no listener, no closure per message).
     const inContext = (fn: () => void) => (state === undefined ? fn() : tracing.run(state.context, fn));
+    let ended = onCall?.(descriptor);
+    const end = () => {
+      const once = ended;
+      ended = undefined;
+      once?.();
+    };
 
-    return new ServerInterceptingCall(call, {
+    const intercepting = new ServerInterceptingCall(call, {
       start: (next) =>
-        next({
-          onReceiveMetadata: (metadata, nextMetadata) => {
-            if (tracing.enabled) {
-              const parent = tracing.extract(metadata, metadataGetter);
-              const span = tracing.startSpan(
-                method.replace(/^\//, ''),
-                {
-                  kind: SpanKind.SERVER,
-                  attributes: { [ATTR_RPC_SYSTEM_NAME]: 'grpc', [ATTR_RPC_METHOD]: method.replace(/^\//, '') },
+        next(
+          tracing.enabled
+            ? {
+                onReceiveMetadata: (metadata, nextMetadata) => {
+                  const parent = tracing.extract(metadata, metadataGetter);
+                  const span = tracing.startSpan(
+                    method.replace(/^\//, ''),
+                    {
+                      kind: SpanKind.SERVER,
+                      attributes: { [ATTR_RPC_SYSTEM_NAME]: 'grpc', [ATTR_RPC_METHOD]: method.replace(/^\//, '') },
+                    },
+                    parent,
+                  );
+                  state = { span, context: trace.setSpan(parent, span) };
+                  inContext(() => nextMetadata(metadata));
                 },
-                parent,
-              );
-              state = { span, context: trace.setSpan(parent, span) };
-            }
-            inContext(() => nextMetadata(metadata));
-          },
-          onReceiveMessage: (message, nextMessage) => inContext(() => nextMessage(message)),
-          onReceiveHalfClose: (nextHalfClose) => inContext(() => nextHalfClose()),
-          onCancel: () => finish(GrpcStatus.CANCELLED),
-        }),
+                onReceiveMessage: (message, nextMessage) => inContext(() => nextMessage(message)),
+                onReceiveHalfClose: (nextHalfClose) => inContext(() => nextHalfClose()),
+                onCancel: () => {
+                  finish(GrpcStatus.CANCELLED);
+                  end();
+                },
+              }
+            : {
+                onCancel: () => {
+                  finish(GrpcStatus.CANCELLED);
+                  end();
+                },
+              },
+        ),
       sendStatus: (status, nextStatus) => {
         finish(status.code ?? GrpcStatus.UNKNOWN);
         nextStatus(status);
+        end();
       },
     });
+    if (!descriptor.responseStream) answerWithStatus(intercepting);
+    return intercepting;
+  };
+}
+
+/**
+ * grpc-js sends a unary call's status only once its answer's bytes have left (sendMessage's callback
+ * runs after the socket write): the answer and the trailers then go out in two writes, a turn of the
+ * event loop apart. Told at once that the message is sent, grpc-js ends the stream in the same turn;
+ * Node's HTTP/2 stream keeps the order (DATA, then the trailers) and writes both together. A failed
+ * write still ends the call (the stream is gone either way).
+ */
+function answerWithStatus(call: ServerInterceptingCall): void {
+  const sendMessage = call.sendMessage.bind(call);
+  call.sendMessage = (message, callback) => {
+    sendMessage(message, () => {});
+    callback();
   };
 }

@@ -4,20 +4,21 @@
 // that answer once (unary and client streaming) from their start to their status or cancellation;
 // calls with a stream of answers are long-lived and not counted (they are ended by the drain).
 
-import { type Server, ServerInterceptingCall, type ServerInterceptor } from '@grpc/grpc-js';
+import type { Server } from '@grpc/grpc-js';
 
 export class GrpcCallDrain {
   #inFlight = 0;
   #onIdle: (() => void) | undefined;
 
-  /** Install on the server: counts each call that answers once while it runs. */
-  readonly interceptor: ServerInterceptor = (descriptor, call) => {
-    if (descriptor.responseStream) return new ServerInterceptingCall(call);
+  /**
+   * Counts a call that answers once from its start (call it there) until the function it returns is
+   * called (after its status was sent, or on cancellation). The telemetry interceptor calls it
+   * (telemetry/grpc.ts `onCall`): an interceptor of its own would wrap every call in one more layer.
+   */
+  readonly observe = (descriptor: { responseStream: boolean }): (() => void) | undefined => {
+    if (descriptor.responseStream) return undefined;
     this.#inFlight++;
-    let done = false;
-    const end = () => {
-      if (done) return;
-      done = true;
+    return () => {
       this.#inFlight--;
       if (this.#inFlight === 0) {
         const onIdle = this.#onIdle;
@@ -25,13 +26,6 @@ export class GrpcCallDrain {
         onIdle?.();
       }
     };
-    return new ServerInterceptingCall(call, {
-      start: (next) => next({ onCancel: end }),
-      sendStatus: (status, next) => {
-        next(status);
-        end();
-      },
-    });
   };
 
   /**

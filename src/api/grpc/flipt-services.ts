@@ -6,6 +6,7 @@ import type { Config } from '../../config/schema.js';
 import type { Services } from '../../services/index.js';
 import type { LongLivedStreams } from '../long-lived-streams.js';
 import { authRpcs, publicAuthRpcs, tokenMethodRpcs } from './auth-rpcs.js';
+import { passEncodedAnswers } from './evaluation-answer.js';
 import { dataRpcs, evaluationRpcs } from './evaluation-rpcs.js';
 import { fliptRpcs } from './flipt-rpcs.js';
 import { metaRpcs } from './meta-rpcs.js';
@@ -48,7 +49,9 @@ export function addFliptServices(
   root: GrpcObject = fliptGrpcObject() as unknown as GrpcObject,
 ): void {
   for (const [name, rpcs] of Object.entries(fliptServiceTables(deps.services, deps.config))) {
-    const definition = serviceOf(root, name).service;
-    server.addService(decodingSafely(definition), serviceImplementation(definition, rpcs, deps));
+    // Requests that are not valid protobuf reach the handler as MalformedRequest (request-decoding.ts);
+    // handlers may answer with bytes they encoded themselves (evaluation-answer.ts).
+    const definition = passEncodedAnswers(decodingSafely(serviceOf(root, name).service));
+    server.addService(definition, serviceImplementation(definition, rpcs, deps));
   }
 }

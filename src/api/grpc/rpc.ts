@@ -66,6 +66,12 @@ export interface Rpc<Req = never, Res = unknown> {
    * token may not make it). Default: the request's `namespaceKey`, empty meaning `default` (domain/namespace-key.ts).
    */
   namespaces?(request: Req): readonly string[] | undefined;
+  /**
+   * The handler reads the request with proto/'s own (snake_case) names, as grpc-js decoded it, instead
+   * of renamed to camelCase (field-case.ts): the evaluation RPCs, which rename nothing (then give
+   * `namespaces` too: the default reads `namespaceKey`).
+   */
+  protoNames?: boolean;
   handle(request: Req, context: RpcContext): Res | Promise<Res>;
 }
 
@@ -112,6 +118,24 @@ function deadlinePassed(call: ServerUnaryCall<unknown, unknown>): boolean {
   return Number.isFinite(ms) && ms <= Date.now();
 }
 
+/**
+ * Token hashes by token value: the hash is a function of the value alone, so this saves a SHA-256 per
+ * call and checks nothing less (the hash is then looked up on every call, so a deleted or expired token
+ * is refused at once). Calls on one connection may carry different tokens, so it is not kept per
+ * connection as over HTTP. Bounded: emptied when full.
+ */
+const TOKEN_HASHES_MAX = 1024;
+const tokenHashes = new Map<string, string>();
+function tokenHash(token: string): string {
+  let hash = tokenHashes.get(token);
+  if (hash === undefined) {
+    if (tokenHashes.size >= TOKEN_HASHES_MAX) tokenHashes.clear();
+    hash = hashClientToken(token);
+    tokenHashes.set(token, hash);
+  }
+  return hash;
+}
+
 /** The authentication the call needs and presents, or an error (null: none needed); also for streaming calls. */
 export async function authenticate(
   rpc: AnyRpc,
@@ -127,7 +151,7 @@ export async function authenticate(
     cookie: firstValue(metadata, 'cookie'),
   });
   if (token === undefined || token === '') throw new UnauthenticatedError();
-  const hash = hashClientToken(token);
+  const hash = tokenHash(token);
   const remembered = deps.auth.rememberedAuthentication(hash);
   const found = remembered !== undefined ? remembered : await deps.auth.lookUpAuthentication(hash);
   if (!found) throw new UnauthenticatedError();
@@ -167,8 +191,8 @@ export function unaryHandler(
       callback({ code: GrpcStatus.UNIMPLEMENTED, details: READ_ONLY_MESSAGE });
       return;
     }
-    // Handlers see the services' camelCase names (field-case.ts).
-    const request = camelFields(call.request);
+    // Handlers see the services' camelCase names (field-case.ts), unless they read proto/'s own.
+    const request = rpc.protoNames ? call.request : camelFields(call.request);
     let revision: string | undefined;
     const context: RpcContext = {
       metadata: call.metadata,
@@ -207,11 +231,7 @@ export function unaryHandler(
     run().then(
       (answer) => {
         if (call.cancelled) return;
-        if (revision !== undefined) {
-          const metadata = new Metadata();
-          metadata.set(REVISION_HEADER, revision);
-          call.sendMetadata(metadata);
-        }
+        if (revision !== undefined) call.sendMetadata(revisionMetadata(revision));
         callback(null, snakeFields(answer));
       },
       (err: unknown) => {
@@ -220,6 +240,20 @@ export function unaryHandler(
       },
     );
   };
+}
+
+/**
+ * `x-vexil-revision` metadata, the last one made kept for the next call naming the same revision
+ * (grpc-js only reads the metadata it sends), instead of one made and validated per call.
+ */
+let lastRevisionMetadata: { revision: string; metadata: Metadata } | undefined;
+function revisionMetadata(revision: string): Metadata {
+  if (lastRevisionMetadata?.revision !== revision) {
+    const metadata = new Metadata();
+    metadata.set(REVISION_HEADER, revision);
+    lastRevisionMetadata = { revision, metadata };
+  }
+  return lastRevisionMetadata.metadata;
 }
 
 /** The client's address from grpc-js's peer string (`ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000`). */

@@ -1,0 +1,199 @@
+// `npx tsx bench/transport-cost.ts`: the server's CPU per evaluation over gRPC against HTTP, both
+// driven at the same request rate (a saturated transport would pay less per request for batching its
+// work into fewer wake-ups, so a comparison at different rates says little).
+//
+// Compiles this tree, starts the server as production runs it on CPU 0, seeds the bench's flags
+// (bench/seed.ts), restarts it, then in each round loads single boolean, single variant and a batch
+// of 50, once over HTTP (autocannon at a fixed overall rate) and once over gRPC (bench/grpc-load.ts at
+// the same rate), from CPU 1, the order of the two alternating by round. The server's CPU time per
+// request comes from /proc, less its idle CPU measured just before each load. Prints, per scenario, each transport's CPU µs per request and the ratio
+// gRPC ÷ HTTP: medians and spreads of the rounds.
+//
+// Options: --rate N (requests/s, 2000) --duration S (8) --repeat R (5) --connections C (50)
+
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { NODE_ENVIRONMENT, NODE_FLAGS } from '../src/runtime/runtime-flags.js';
+import { runGrpcLoad } from './grpc-load.js';
+import { BENCH_CONTEXT, seedBenchmark } from './seed.js';
+import { compileServer, cpuMicros, freePort, median, ROOT, stop, waitHealthy } from './server-process.js';
+
+const argv = process.argv.slice(2);
+const option = (name: string, fallback: number): number => {
+  const i = argv.indexOf(`--${name}`);
+  const n = i >= 0 ? Number(argv[i + 1]) : fallback;
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number`);
+  return n;
+};
+const rate = option('rate', 2000);
+const duration = option('duration', 8);
+const repeat = option('repeat', 5);
+const connections = option('connections', 50);
+
+const pins =
+  availableParallelism() >= 2 && spawnSync('taskset', ['-V']).error === undefined
+    ? { server: '0', load: '1' }
+    : undefined;
+if (pins) spawnSync('taskset', ['-a', '-p', '-c', pins.load, String(process.pid)], { stdio: 'ignore' });
+
+const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'vexil-transport-'));
+const httpPort = await freePort();
+const grpcPort = await freePort();
+const baseUrl = `http://127.0.0.1:${httpPort}`;
+let server: ChildProcess | undefined;
+
+async function start(main: string): Promise<ChildProcess> {
+  const args = [...NODE_FLAGS, main, 'serve'];
+  const [cmd, cmdArgs] = pins ? ['taskset', ['-c', pins.server, process.execPath, ...args]] : [process.execPath, args];
+  let output = '';
+  const child = spawn(cmd, cmdArgs as string[], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      ...NODE_ENVIRONMENT,
+      VEXIL_DB_URL: `file:${join(dir, 'bench.db')}`,
+      VEXIL_SERVER_HOST: '127.0.0.1',
+      VEXIL_SERVER_HTTP_PORT: String(httpPort),
+      VEXIL_SERVER_GRPC_PORT: String(grpcPort),
+      VEXIL_LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+    },
+  });
+  child.stdout?.on('data', (d) => {
+    output += d;
+  });
+  child.stderr?.on('data', (d) => {
+    output += d;
+  });
+  await waitHealthy(baseUrl, child, () => output);
+  return child;
+}
+
+try {
+  const main = compileServer(join(dir, 'dist'));
+  server = await start(main);
+  const seeded = await seedBenchmark(baseUrl, 50);
+  await stop(server);
+  server = await start(main);
+
+  const entityId = 'user-1234';
+  const flagsInBatch = [...seeded.booleanFlags.slice(0, 25), ...seeded.variantFlags.slice(0, 25)];
+  const batchKeys = Array.from({ length: 50 }, (_, i) => flagsInBatch[i % flagsInBatch.length] as string);
+  const http = (flagKey: string) => ({ namespaceKey: 'default', flagKey, entityId, context: BENCH_CONTEXT });
+  const grpc = (flagKey: string) => ({
+    namespace_key: 'default',
+    flag_key: flagKey,
+    entity_id: entityId,
+    context: BENCH_CONTEXT,
+  });
+  const scenarios = [
+    {
+      name: 'single boolean',
+      path: '/evaluate/v1/boolean',
+      body: http(seeded.booleanFlags[0] as string),
+      method: 'Boolean' as const,
+      request: grpc(seeded.booleanFlags[0] as string),
+    },
+    {
+      name: 'single variant',
+      path: '/evaluate/v1/variant',
+      body: http(seeded.variantFlags[0] as string),
+      method: 'Variant' as const,
+      request: grpc(seeded.variantFlags[0] as string),
+    },
+    {
+      name: 'batch of 50',
+      path: '/evaluate/v1/batch',
+      body: { requests: batchKeys.map(http) },
+      method: 'Batch' as const,
+      request: { requests: batchKeys.map(grpc) },
+    },
+  ];
+
+  // What the server spends idle (timers, the revision poll) is paid whatever the transport; at a
+  // few hundred requests/s it would be tens of µs per request, so it is measured before each load and
+  // taken off.
+  const idleMicrosPerSecond = async (): Promise<number> => {
+    const before = cpuMicros(server?.pid) ?? 0;
+    await new Promise((r) => setTimeout(r, 3_000));
+    return ((cpuMicros(server?.pid) ?? 0) - before) / 3;
+  };
+  const perRequest = async (load: () => Promise<{ total: number; failures: number }>) => {
+    const idle = await idleMicrosPerSecond();
+    const started = performance.now();
+    const before = cpuMicros(server?.pid) ?? 0;
+    const result = await load();
+    const after = cpuMicros(server?.pid) ?? 0;
+    const seconds = (performance.now() - started) / 1000;
+    if (result.failures > 0) throw new Error(`${result.failures} failed requests`);
+    return { cpu: (after - before - idle * seconds) / result.total, rps: result.total / duration };
+  };
+  const overHttp = (s: (typeof scenarios)[number], seconds: number) =>
+    perRequest(async () => {
+      const r = await autocannon({
+        url: `${baseUrl}${s.path}`,
+        method: 'POST',
+        body: JSON.stringify(s.body),
+        headers: { 'content-type': 'application/json' },
+        connections,
+        duration: seconds,
+        overallRate: rate,
+      });
+      return { total: r.requests.total, failures: r.non2xx + r.errors + r.timeouts };
+    });
+  const overGrpc = (s: (typeof scenarios)[number], seconds: number) =>
+    perRequest(() =>
+      runGrpcLoad({
+        target: `127.0.0.1:${grpcPort}`,
+        method: s.method,
+        request: s.request,
+        connections,
+        durationSeconds: seconds,
+        cpus: pins?.load,
+        rate,
+      }),
+    );
+
+  console.log(
+    `gRPC against HTTP at ${rate} requests/s each: ${repeat} rounds of ${duration} s, ${connections} connections, server on CPU ${pins?.server ?? '-'}`,
+  );
+  const samples = new Map(
+    scenarios.map((s) => [s.name, [] as { http: number; grpc: number; rps: [number, number] }[]]),
+  );
+  for (let round = 0; round < repeat; round++) {
+    for (const s of scenarios) {
+      if (round === 0) {
+        await overHttp(s, 2);
+        await overGrpc(s, 2);
+      }
+      const httpFirst = round % 2 === 0;
+      const a = await (httpFirst ? overHttp(s, duration) : overGrpc(s, duration));
+      const b = await (httpFirst ? overGrpc(s, duration) : overHttp(s, duration));
+      const [h, g] = httpFirst ? [a, b] : [b, a];
+      samples.get(s.name)?.push({ http: h.cpu, grpc: g.cpu, rps: [h.rps, g.rps] });
+      console.log(
+        `  round ${round + 1} ${s.name}: HTTP ${h.cpu.toFixed(1)} µs, gRPC ${g.cpu.toFixed(1)} µs (${(g.cpu / h.cpu).toFixed(2)}×)`,
+      );
+    }
+  }
+  const f = (n: number, d = 1) => n.toFixed(d);
+  const spread = (xs: number[], d = 1) => `${f(median(xs), d)} (${f(Math.min(...xs), d)}–${f(Math.max(...xs), d)})`;
+  console.log('');
+  console.log('| scenario | HTTP CPU µs/request | gRPC CPU µs/request | gRPC ÷ HTTP | requests/s HTTP / gRPC |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const [name, list] of samples) {
+    console.log(
+      `| ${name} | ${spread(list.map((x) => x.http))} | ${spread(list.map((x) => x.grpc))} | ${spread(
+        list.map((x) => x.grpc / x.http),
+        2,
+      )} | ${f(median(list.map((x) => x.rps[0])), 0)} / ${f(median(list.map((x) => x.rps[1])), 0)} |`,
+    );
+  }
+} finally {
+  await stop(server);
+  rmSync(dir, { recursive: true, force: true });
+}
