@@ -1,7 +1,7 @@
 // The `changes` table (migration 004): one row per recorded write, inserted in the write's own
 // transaction; read newest first for the history API and revert; old rows removed by retention.
 
-import type { Selectable } from 'kysely';
+import { type Selectable, SqliteAdapter, sql } from 'kysely';
 import type { Change, ChangeAction, ChangeActor, ChangeResourceType } from '../domain/changes.js';
 import { InvalidArgumentError } from '../domain/errors.js';
 import { toDate } from './rows.js';
@@ -94,6 +94,12 @@ export async function insertChanges(tx: Tx, changes: readonly NewChange[]): Prom
         before_state: c.beforeJson ?? null,
         after_state: c.afterJson ?? null,
         reverts: c.reverts === undefined ? null : Number(c.reverts),
+        // The revision the write leaves behind (bumped earlier in the same transaction): what a
+        // precondition compares with (changedAfter). A subquery, so a write pays no round trip for it.
+        revision:
+          c.namespaceKey === undefined
+            ? null
+            : sql<number>`(select ${sql.ref('revision')} from ${sql.table('namespaces')} where ${sql.ref('key')} = ${c.namespaceKey})`,
       })),
     )
     .execute();
@@ -177,4 +183,84 @@ export async function findChange(db: Executor, id: string): Promise<Change | und
 export async function deleteChangesBefore(db: Executor, before: Date): Promise<number> {
   const result = await db.deleteFrom('changes').where('created_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** The objects a write touched, by what owns them: a flag owns its variants, rules, distributions and rollouts; a segment its constraints. */
+export interface TouchedObjects {
+  namespace: boolean;
+  flags: readonly string[];
+  segments: readonly string[];
+  /** Rules whose distributions count as their flag's (the flag's current rules are added here). */
+  ruleIds: readonly string[];
+}
+
+/**
+ * The newest change of the namespace recorded after `revision` to one of the objects or their parts,
+ * if any. Inside a write's transaction, after its revision bump (which holds the namespace's row lock,
+ * so no other write of the namespace can commit meanwhile); read with a lock where the database
+ * supports one, so MySQL's repeatable read sees what committed before the bump, not its snapshot.
+ */
+export async function changedAfter(
+  tx: Tx,
+  namespaceKey: string,
+  revision: number,
+  objects: TouchedObjects,
+): Promise<Change | undefined> {
+  const { segments, ruleIds } = objects;
+  // A distribution's owner is its rule's flag: that flag's other parts count too.
+  const ruleFlags =
+    ruleIds.length === 0
+      ? []
+      : (
+          await tx
+            .selectFrom('rules')
+            .select('flag_key')
+            .where('namespace_key', '=', namespaceKey)
+            .where('id', 'in', [...ruleIds])
+            .execute()
+        ).map((r) => r.flag_key);
+  const flags = [...new Set([...objects.flags, ...ruleFlags])];
+  let query = tx
+    .selectFrom('changes')
+    .selectAll()
+    .where('namespace_key', '=', namespaceKey)
+    .where('revision', '>', revision)
+    .where((eb) => {
+      const any = [];
+      if (objects.namespace)
+        any.push(eb.and([eb('resource_type', '=', 'namespace'), eb('resource_key', '=', namespaceKey)]));
+      if (flags.length > 0) {
+        any.push(eb.and([eb('resource_type', '=', 'flag'), eb('resource_key', 'in', [...flags])]));
+        any.push(
+          eb.and([eb('resource_type', 'in', ['variant', 'rule', 'rollout']), eb('parent_key', 'in', [...flags])]),
+        );
+        any.push(
+          eb.and([
+            eb('resource_type', '=', 'distribution'),
+            eb.or([
+              eb(
+                'parent_key',
+                'in',
+                eb
+                  .selectFrom('rules')
+                  .select('rules.id')
+                  .where('rules.namespace_key', '=', namespaceKey)
+                  .where('rules.flag_key', 'in', [...flags]),
+              ),
+              ...(ruleIds.length > 0 ? [eb('parent_key', 'in', [...ruleIds])] : []),
+            ]),
+          ]),
+        );
+      }
+      if (segments.length > 0) {
+        any.push(eb.and([eb('resource_type', '=', 'segment'), eb('resource_key', 'in', [...segments])]));
+        any.push(eb.and([eb('resource_type', '=', 'constraint'), eb('parent_key', 'in', [...segments])]));
+      }
+      return any.length > 0 ? eb.or(any) : eb.lit(false);
+    })
+    .orderBy('id', 'desc')
+    .limit(1);
+  if (!(tx.getExecutor().adapter instanceof SqliteAdapter)) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row ? toChange(row) : undefined;
 }

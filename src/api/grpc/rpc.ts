@@ -33,6 +33,7 @@ import type { AuthService } from '../../services/auth.js';
 import { collectWrites, type WriteReceipt } from '../../services/write.js';
 import { changeActor } from '../change-actor.js';
 import { errorStatus } from '../error-status.js';
+import { IF_MATCH, ifMatchTag } from '../if-match.js';
 import {
   KIND_POLICIES,
   READ_ONLY_MESSAGE,
@@ -178,6 +179,11 @@ export function unaryHandler(
     const run = async (): Promise<unknown> => {
       context.authentication = await authenticate(rpc, request, call.metadata, deps);
       if (tracksWrites) receipt.actor = changeActor(context.authentication, peerAddress(call.getPeer()));
+      // The one place gRPC reads a write's precondition (ADR 0030), as HTTP's If-Match.
+      if (tier === 'management-write') {
+        const ifMatch = ifMatchTag(call.metadata.get(IF_MATCH));
+        if (ifMatch !== undefined) receipt.ifMatch = ifMatch;
+      }
       if (call.cancelled || deadlinePassed(call)) throw new RpcError(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
       if (!tracksWrites) {
         const answer = await rpc.handle(request, context);

@@ -17,6 +17,7 @@ import { GrpcCode } from '../../domain/errors.js';
 import { DEFAULT_NAMESPACE } from '../../domain/types.js';
 import { collectWrites, type WriteReceipt } from '../../services/write.js';
 import { changeActor } from '../change-actor.js';
+import { IF_MATCH, ifMatchTag } from '../if-match.js';
 import { READ_ONLY_MESSAGE, type RouteTier, refusesTier, type TierClass, tierOfClass } from '../kinds.js';
 import { sendErrorBody } from './error-handler.js';
 import type { HttpApp } from './http-app.js';
@@ -90,6 +91,11 @@ export function installTiers(app: HttpApp, options: TierOptions): void {
   const trackWrites = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     // preValidation, not onRequest: body parsing runs in the socket's async context and would lose it.
     const receipt: WriteReceipt = { actor: changeActor(request.authentication, request.ip) };
+    // The one place HTTP reads a write's precondition (ADR 0030): token writes take none.
+    if (policyOf(request.routeOptions).tier === 'management') {
+      const ifMatch = ifMatchTag(request.headers[IF_MATCH]);
+      if (ifMatch !== undefined) receipt.ifMatch = ifMatch;
+    }
     receipts.set(request, receipt);
     // 'close' follows every response, sent or aborted (after onSend, which reads the receipt).
     reply.raw.once('close', collectWrites(receipt, done));
