@@ -2,8 +2,9 @@
 // (`If-Match` over HTTP, `if-match` metadata over gRPC), and the write is refused when an object it
 // touches, or a part of one, was changed by another write after that revision. Objects are told from
 // the changes the write itself records, so every write use case gets the check without code of its
-// own: a flag owns its variants, rules, distributions and rollouts, a segment its constraints; the
-// namespace's own settings are the namespace's. Other objects of the namespace may have changed.
+// own: a flag counts with all its parts (variants, rules, distributions, rollouts), a rule with its
+// distributions, a segment with its constraints, anything else by itself. A create touches nothing
+// that existed, so it only conflicts through its namespace. Other objects may have changed.
 
 import { actorLabel, type Change } from '../domain/changes.js';
 import { InvalidArgumentError, PreconditionFailedError } from '../domain/errors.js';
@@ -11,48 +12,44 @@ import { changedAfter, type NewChange, type TouchedObjects } from '../storage/ch
 import { parseRevisionTag } from '../storage/revision-tag.js';
 import { readRevisionTag, type Tx } from '../storage/transaction.js';
 
-/** The owners of what the write's changes touched, per namespace. */
+/** What each namespace's changes touched (storage/changes.ts TouchedObjects). */
 function touchedObjects(changes: readonly NewChange[]): Map<string, TouchedObjects> {
-  const byNamespace = new Map<
-    string,
-    { namespace: boolean; flags: Set<string>; segments: Set<string>; ruleIds: Set<string> }
-  >();
+  const byNamespace = new Map<string, Map<string, Set<string>>>();
   for (const c of changes) {
     if (c.namespaceKey === undefined) continue;
-    let objects = byNamespace.get(c.namespaceKey);
-    if (!objects) {
-      objects = { namespace: false, flags: new Set(), segments: new Set(), ruleIds: new Set() };
-      byNamespace.set(c.namespaceKey, objects);
+    let sets = byNamespace.get(c.namespaceKey);
+    if (!sets) {
+      sets = new Map();
+      byNamespace.set(c.namespaceKey, sets);
     }
-    const parent = c.parentKey ?? '';
-    switch (c.resourceType) {
-      case 'namespace':
-        objects.namespace = true;
-        break;
-      case 'flag':
-        objects.flags.add(c.resourceKey);
-        break;
-      case 'variant':
-      case 'rule':
-      case 'rollout':
-        objects.flags.add(parent);
-        break;
-      case 'distribution':
-        objects.ruleIds.add(parent);
-        break;
-      case 'segment':
-        objects.segments.add(c.resourceKey);
-        break;
-      case 'constraint':
-        objects.segments.add(parent);
-        break;
-      default:
-        break;
+    // A reorder is recorded on the flag: key and parent are both the flag.
+    const order = (c.resourceType === 'rule' || c.resourceType === 'rollout') && c.resourceKey === c.parentKey;
+    const group = order
+      ? `${c.resourceType}-order`
+      : ['namespace', 'flag', 'rule', 'segment'].includes(c.resourceType)
+        ? c.resourceType
+        : `single:${c.resourceType}`;
+    let keys = sets.get(group);
+    if (!keys) {
+      keys = new Set();
+      sets.set(group, keys);
     }
+    keys.add(c.resourceKey);
   }
   const result = new Map<string, TouchedObjects>();
-  for (const [ns, o] of byNamespace) {
-    result.set(ns, { namespace: o.namespace, flags: [...o.flags], segments: [...o.segments], ruleIds: [...o.ruleIds] });
+  for (const [ns, sets] of byNamespace) {
+    const keys = (group: string) => [...(sets.get(group) ?? [])];
+    const single = new Map<string, string[]>();
+    for (const [group, set] of sets) if (group.startsWith('single:')) single.set(group.slice(7), [...set]);
+    result.set(ns, {
+      namespace: sets.has('namespace'),
+      flags: keys('flag'),
+      rules: keys('rule'),
+      segments: keys('segment'),
+      ruleOrders: keys('rule-order'),
+      rolloutOrders: keys('rollout-order'),
+      single,
+    });
   }
   return result;
 }

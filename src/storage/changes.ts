@@ -185,13 +185,22 @@ export async function deleteChangesBefore(db: Executor, before: Date): Promise<n
   return Number(result.numDeletedRows);
 }
 
-/** The objects a write touched, by what owns them: a flag owns its variants, rules, distributions and rollouts; a segment its constraints. */
+/**
+ * What a write touched, as the objects whose later changes conflict with it: a flag with every part of
+ * it (variants, rules, their distributions, rollouts); a rule with its distributions; a segment with
+ * its constraints; a flag's rule or rollout order (every rule or rollout of the flag); the namespace's
+ * own settings; any other object by itself.
+ */
 export interface TouchedObjects {
   namespace: boolean;
   flags: readonly string[];
+  rules: readonly string[];
   segments: readonly string[];
-  /** Rules whose distributions count as their flag's (the flag's current rules are added here). */
-  ruleIds: readonly string[];
+  /** Flags whose rule order, or rollout order, was written. */
+  ruleOrders: readonly string[];
+  rolloutOrders: readonly string[];
+  /** Objects by themselves: variants, distributions, rollouts, constraints, by type. */
+  single: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -206,56 +215,49 @@ export async function changedAfter(
   revision: number,
   objects: TouchedObjects,
 ): Promise<Change | undefined> {
-  const { segments, ruleIds } = objects;
-  // A distribution's owner is its rule's flag: that flag's other parts count too.
-  const ruleFlags =
-    ruleIds.length === 0
-      ? []
-      : (
-          await tx
-            .selectFrom('rules')
-            .select('flag_key')
-            .where('namespace_key', '=', namespaceKey)
-            .where('id', 'in', [...ruleIds])
-            .execute()
-        ).map((r) => r.flag_key);
-  const flags = [...new Set([...objects.flags, ...ruleFlags])];
+  const { flags, rules, segments, ruleOrders, rolloutOrders } = objects;
   let query = tx
     .selectFrom('changes')
     .selectAll()
     .where('namespace_key', '=', namespaceKey)
     .where('revision', '>', revision)
     .where((eb) => {
+      const is = (type: string | string[], column: 'resource_key' | 'parent_key', keys: readonly string[]) =>
+        eb.and([
+          Array.isArray(type) ? eb('resource_type', 'in', type) : eb('resource_type', '=', type),
+          eb(column, 'in', [...keys]),
+        ]);
       const any = [];
-      if (objects.namespace)
-        any.push(eb.and([eb('resource_type', '=', 'namespace'), eb('resource_key', '=', namespaceKey)]));
+      if (objects.namespace) any.push(is('namespace', 'resource_key', [namespaceKey]));
       if (flags.length > 0) {
-        any.push(eb.and([eb('resource_type', '=', 'flag'), eb('resource_key', 'in', [...flags])]));
-        any.push(
-          eb.and([eb('resource_type', 'in', ['variant', 'rule', 'rollout']), eb('parent_key', 'in', [...flags])]),
-        );
+        any.push(is('flag', 'resource_key', flags));
+        any.push(is(['variant', 'rule', 'rollout'], 'parent_key', flags));
         any.push(
           eb.and([
             eb('resource_type', '=', 'distribution'),
-            eb.or([
-              eb(
-                'parent_key',
-                'in',
-                eb
-                  .selectFrom('rules')
-                  .select('rules.id')
-                  .where('rules.namespace_key', '=', namespaceKey)
-                  .where('rules.flag_key', 'in', [...flags]),
-              ),
-              ...(ruleIds.length > 0 ? [eb('parent_key', 'in', [...ruleIds])] : []),
-            ]),
+            eb(
+              'parent_key',
+              'in',
+              eb
+                .selectFrom('rules')
+                .select('rules.id')
+                .where('rules.namespace_key', '=', namespaceKey)
+                .where('rules.flag_key', 'in', [...flags]),
+            ),
           ]),
         );
       }
-      if (segments.length > 0) {
-        any.push(eb.and([eb('resource_type', '=', 'segment'), eb('resource_key', 'in', [...segments])]));
-        any.push(eb.and([eb('resource_type', '=', 'constraint'), eb('parent_key', 'in', [...segments])]));
+      if (rules.length > 0) {
+        any.push(is('rule', 'resource_key', rules));
+        any.push(is('distribution', 'parent_key', rules));
       }
+      if (segments.length > 0) {
+        any.push(is('segment', 'resource_key', segments));
+        any.push(is('constraint', 'parent_key', segments));
+      }
+      if (ruleOrders.length > 0) any.push(is('rule', 'parent_key', ruleOrders));
+      if (rolloutOrders.length > 0) any.push(is('rollout', 'parent_key', rolloutOrders));
+      for (const [type, keys] of objects.single) any.push(is(type, 'resource_key', keys));
       return any.length > 0 ? eb.or(any) : eb.lit(false);
     })
     .orderBy('id', 'desc')

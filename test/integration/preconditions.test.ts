@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
-import { FliptGrpc, type Msg, messageJson } from '../helpers/flipt-grpc.js';
+import { FliptGrpc, type Msg } from '../helpers/flipt-grpc.js';
 
 const FLIPT = 'flipt.Flipt';
 const NS = 'pre';
@@ -111,14 +111,22 @@ const writes: Record<string, (w: World, n: number) => Write> = {
   }),
 };
 
-/** What a teammate changes meanwhile that belongs to the same object: another part of it, or its owner. */
+/** What a teammate changes meanwhile that is the same object or a part of it. */
 const partOf: Record<string, string> = {
   flag: 'distribution',
-  variant: 'flag',
-  rule: 'flag',
-  distribution: 'variant',
+  variant: 'variant',
+  rule: 'distribution',
+  distribution: 'distribution',
   rollout: 'rollout',
   segment: 'constraint',
+  constraint: 'constraint',
+};
+
+/** What a teammate changes meanwhile that is not the object nor a part of it (its owner, a sibling). */
+const besideOf: Record<string, string> = {
+  variant: 'flag',
+  rule: 'variant',
+  distribution: 'rule',
   constraint: 'segment',
 };
 
@@ -232,6 +240,15 @@ describeEachBackend('write preconditions (If-Match)', (backend) => {
       },
     );
 
+    it.each(Object.keys(besideOf))('%s: accepted after a change to its owner or a sibling', async (kind) => {
+      const w = await world();
+      const read = await revision();
+      const [method, url, body] = (writes[besideOf[kind] as string] as (w: World, n: number) => Write)(w, 8).rest;
+      await ok(method, url, body);
+      const answer = await send(transport, (writes[kind] as (w: World, n: number) => Write)(w, 5), read);
+      expect(answer).toMatchObject({ status: 200 });
+    });
+
     it.each(Object.keys(writes))('%s: accepted after changes to other objects of the namespace only', async (kind) => {
       const w = await world();
       const read = await revision();
@@ -261,16 +278,28 @@ describeEachBackend('write preconditions (If-Match)', (backend) => {
     });
   });
 
-  it('a stale precondition refuses deletes and creates of parts too; a write without one behaves as before', async () => {
+  it('a stale precondition refuses a delete; a create conflicts with nothing; no precondition: as before', async () => {
     const w = await world();
     const read = await revision();
-    await ok('PUT', `${API}/flags/${w.flag}`, { name: 'Renamed', enabled: true });
+    await ok('PUT', `${API}/flags/${w.flag}/variants/${w.variant.id}`, { key: 'blue', name: 'Renamed' });
     const del = await http('DELETE', `${API}/flags/${w.flag}/variants/${w.variant.id}`, undefined, `"${read}"`);
     expect(del.status).toBe(412);
-    const create = await http('POST', `${API}/flags/${w.flag}/variants`, { key: 'green' }, `"${read}"`);
-    expect(create.status).toBe(412);
+    const delFlag = await http('DELETE', `${API}/flags/${w.flag}`, undefined, `"${read}"`);
+    expect(delFlag.status).toBe(412);
     expect((await ok('GET', `${API}/flags/${w.flag}`)).variants.map((v: Msg) => v.key)).toEqual(['blue']);
-    expect((await http('POST', `${API}/flags/${w.flag}/variants`, { key: 'green' })).status).toBe(200);
+    const create = await http('POST', `${API}/flags/${w.flag}/variants`, { key: 'green' }, `"${read}"`);
+    expect(create.status).toBe(200);
+    expect((await http('DELETE', `${API}/flags/${w.flag}/variants/${w.variant.id}`)).status).toBe(200);
+  });
+
+  it('a rule reorder conflicts with a change to any rule of the flag', async () => {
+    const w = await world();
+    const second = await ok('POST', `${API}/flags/${w.flag}/rules`, { segmentKey: w.segment, rank: 2 });
+    const read = await revision();
+    await ok('PUT', `${API}/flags/${w.flag}/rules/${second.id}`, { segmentKey: w.segment });
+    const order = { ruleIds: [second.id, w.rule.id] };
+    expect((await http('PUT', `${API}/flags/${w.flag}/rules/order`, order, `"${read}"`)).status).toBe(412);
+    expect((await http('PUT', `${API}/flags/${w.flag}/rules/order`, order, `"${await revision()}"`)).status).toBe(200);
   });
 
   it.each([
