@@ -135,6 +135,11 @@ export const listAllFlags = (ns: string, signal?: AbortSignal) =>
       }),
     (l) => l.flags,
   );
+/** How many flags the namespace holds (the list's total, read with one item). */
+export const countFlags = async (ns: string) =>
+  (await request<FlagList>('GET', `${nsPath(ns)}/flags`, { query: { limit: 1 } })).totalCount;
+export const countSegments = async (ns: string) =>
+  (await request<SegmentList>('GET', `${nsPath(ns)}/segments`, { query: { limit: 1 } })).totalCount;
 export const getFlag = (ns: string, key: string) => request<Flag>('GET', flagPath(ns, key));
 export const createFlag = (ns: string, input: FlagCreateInput) =>
   request<Flag>('POST', `${nsPath(ns)}/flags`, { body: input });

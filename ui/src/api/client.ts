@@ -2,6 +2,7 @@
 // session, Flipt's error body turned into an ApiError, and every 401 reported to whoever listens
 // (the login prompt).
 
+import { reportReachable } from './connection.js';
 import type { ErrorBody } from './types.js';
 
 const TOKEN_KEY = 'vexil.token';
@@ -217,8 +218,10 @@ async function send(
     });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
+    reportReachable(false);
     throw new ApiError(0, { message: 'The server could not be reached. Check your connection and try again.' });
   }
+  reportReachable(true);
   if (!res.ok) {
     const error = await errorFromResponse(res);
     if (res.status === 401 && !options.quiet401) reportUnauthorized();

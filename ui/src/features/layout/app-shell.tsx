@@ -2,6 +2,7 @@
 // On narrow screens the sidebar becomes a top bar (styles.css).
 
 import { type ReactNode, useEffect } from 'react';
+import { useServerReachable } from '../../api/connection.js';
 import { useNamespaces } from '../../api/queries.js';
 import { Link, paths, useLocation } from '../../lib/router.js';
 import { useAuth } from '../auth/auth-context.js';
@@ -43,8 +44,23 @@ function UnknownNamespace({ namespace }: { namespace: string }) {
   );
 }
 
+/** Said while the server cannot be reached; the page's controls are off meanwhile. */
+function ConnectionBanner({ reachable }: { reachable: boolean }) {
+  return (
+    <div role="status" aria-live="polite">
+      {reachable ? null : (
+        <p className="warning connection-lost">
+          <strong>Offline: the server cannot be reached.</strong> Reconnecting… Changes cannot be saved until it is
+          back.
+        </p>
+      )}
+    </div>
+  );
+}
+
 export function AppShell({ namespace, children }: { namespace: string; children: ReactNode }) {
   const { required, hasToken, logout, scope } = useAuth();
+  const reachable = useServerReachable();
   const section = (name: string) => (p: string) => new RegExp(`^/namespaces/[^/]+/${name}(/|$)`).test(p);
   return (
     <div className="shell">
@@ -96,8 +112,12 @@ export function AppShell({ namespace, children }: { namespace: string; children:
         ) : null}
       </aside>
       <main className="main" id="main" tabIndex={-1}>
+        <ConnectionBanner reachable={reachable} />
         {scope ? null : <UnknownNamespace namespace={namespace} />}
-        {children}
+        {/* While the server is lost, every control of the page is disabled: nothing would be saved. */}
+        <fieldset className="page-fieldset" disabled={!reachable}>
+          {children}
+        </fieldset>
       </main>
       <CommandPalette ns={namespace} />
     </div>

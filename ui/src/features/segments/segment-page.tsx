@@ -18,7 +18,7 @@ import { SegmentHistory } from '../history/history-tab.js';
 import { CopyToNamespace } from '../transfer/copy-to-namespace.js';
 import { ConstraintsSection } from './constraints-section.js';
 import { SegmentForm } from './segment-form.js';
-import { SegmentUsage } from './segment-usage.js';
+import { SegmentInUse, SegmentUsage } from './segment-usage.js';
 
 export function SegmentPage({
   ns,
@@ -79,6 +79,7 @@ export function SegmentPage({
                 navigate(paths.segments(ns));
               }}
             >
+              <SegmentInUse ns={ns} segmentKey={s.key} />
               <p>
                 Its constraints are deleted too. A segment still used by a rule or rollout cannot be deleted; remove
                 those first. You can restore a deleted segment by reverting the deletion in Activity.
