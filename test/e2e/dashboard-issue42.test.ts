@@ -115,6 +115,41 @@ suite(title('dashboard: issue 42, items 3, 4, 8, 9, 10'), () => {
   );
 
   it(
+    '6: at phone width the navigation folds behind Menu, tab rows scroll with a hint, no "Ctrl K" on touch',
+    async () => {
+      const phone = await launchBrowser({ width: 320, height: 720 }, { touch: true });
+      try {
+        const p = phone.page;
+        await p.goto(`${vexil.baseUrl}/namespaces/team/flags/colour`);
+        await p.getByLabel('API token').fill(TOKEN);
+        await p.getByRole('button', { name: 'Sign in' }).click();
+        await p.getByRole('heading', { name: 'Colour', level: 1 }).waitFor();
+        const menu = p.getByRole('button', { name: 'Menu' });
+        const nav = p.getByRole('navigation', { name: 'Main' });
+        expect(await menu.getAttribute('aria-expanded')).toBe('false');
+        expect(await nav.isVisible()).toBe(false);
+        expect(await p.evaluate(() => matchMedia('(pointer: coarse)').matches)).toBe(true);
+        const tabs = p.getByRole('navigation', { name: 'Flag sections' });
+        const overflowing = await tabs.evaluate((el) => el.scrollWidth > el.clientWidth + 1);
+        expect(overflowing).toBe(true);
+        await p.getByText('More tabs: scroll sideways').waitFor();
+        await screenshot(p, 'issue42-phone');
+        await menu.click();
+        expect(await nav.isVisible()).toBe(true);
+        expect(await p.getByText('Ctrl K').isVisible()).toBe(false);
+        expect(await p.getByRole('button', { name: 'Search…', exact: true }).count()).toBe(1);
+        await nav.getByRole('link', { name: 'Segments' }).click();
+        await p.getByRole('heading', { name: 'Segments', level: 1 }).waitFor();
+        expect(await nav.isVisible()).toBe(false);
+        expect(phone.problems).toEqual([]);
+      } finally {
+        await phone.close();
+      }
+    },
+    STEP,
+  );
+
+  it(
     '10: the token form says what the token may do',
     async () => {
       await page.goto(`${vexil.baseUrl}/settings/tokens`);
