@@ -150,6 +150,43 @@ suite(title('dashboard: issue 42, items 3, 4, 8, 9, 10'), () => {
   );
 
   it(
+    '7: Activity entries are compact, their diffs folded; one import is one entry that unfolds into its changes',
+    async () => {
+      const res = await fetch(`${vexil.baseUrl}/api/v1/import`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+        body: JSON.stringify({
+          version: '1.4',
+          namespace: 'team',
+          flags: [
+            { key: 'imported-a', name: 'Imported A', type: 'BOOLEAN_FLAG_TYPE' },
+            { key: 'imported-b', name: 'Imported B', type: 'BOOLEAN_FLAG_TYPE' },
+          ],
+        }),
+      });
+      expect(res.status).toBe(200);
+      await api('PUT', `${NS}/flags/colour`, { name: 'Colour', description: 'Compact', enabled: true });
+      await page.goto(`${vexil.baseUrl}/namespaces/team/activity`);
+      const items = page.getByRole('list', { name: 'Changes, newest first' }).locator(':scope > li');
+      const single = items.first();
+      await single.getByText('What changed').waitFor();
+      const diff = single.getByRole('row', { name: /^Description/ });
+      expect(await diff.isVisible()).toBe(false);
+      await single.getByText('What changed').click();
+      expect(await diff.isVisible()).toBe(true);
+      const group = items.nth(1);
+      await group.getByText(/^One action .*: 2 changes/).click();
+      const inner = group.getByRole('list', { name: 'Changes of this action' }).getByRole('listitem');
+      expect(await inner.count()).toBe(2);
+      expect(await inner.allTextContents()).toEqual([
+        expect.stringContaining('imported-b'),
+        expect.stringContaining('imported-a'),
+      ]);
+    },
+    STEP,
+  );
+
+  it(
     '10: the token form says what the token may do',
     async () => {
       await page.goto(`${vexil.baseUrl}/settings/tokens`);
