@@ -171,7 +171,7 @@ suite(title('dashboard: history, activity and revert'), () => {
       const deleted = entry('Flag "banner" deleted');
       await deleted.waitFor();
       // The deleted state lists its variants by key and its rule by segment, readably (folded until asked).
-      await deleted.getByText('What changed').click();
+      await deleted.locator('summary', { hasText: 'What changed' }).click();
       expect(await deleted.getByRole('row', { name: /^Variant "big"/ }).count()).toBe(1);
       expect(await deleted.getByRole('row', { name: /^Rule #1/ }).textContent()).toContain('staff');
       await screenshot(page, 'history-03-activity');

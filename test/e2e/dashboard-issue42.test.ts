@@ -169,10 +169,10 @@ suite(title('dashboard: issue 42, items 3, 4, 8, 9, 10'), () => {
       await page.goto(`${vexil.baseUrl}/namespaces/team/activity`);
       const items = page.getByRole('list', { name: 'Changes, newest first' }).locator(':scope > li');
       const single = items.first();
-      await single.getByText('What changed').waitFor();
+      await single.locator('summary', { hasText: 'What changed' }).waitFor();
       const diff = single.getByRole('row', { name: /^Description/ });
       expect(await diff.isVisible()).toBe(false);
-      await single.getByText('What changed').click();
+      await single.locator('summary', { hasText: 'What changed' }).click();
       expect(await diff.isVisible()).toBe(true);
       const group = items.nth(1);
       await group.getByText(/^One action .*: 2 changes/).click();
