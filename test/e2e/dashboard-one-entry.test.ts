@@ -89,6 +89,16 @@ const rows: Row[] = [
     act: (page) => saveIn(page, 'Segment details', 'Description', 'Beta testers', 'Save details'),
     shows: /Beta testers/,
   },
+  {
+    name: 'constraint',
+    page: '/namespaces/shop/segments/beta',
+    history: '/namespaces/shop/segments/beta/history',
+    act: async (page) => {
+      await page.getByRole('button', { name: 'Edit constraint on plan' }).click();
+      await saveIn(page, 'Edit constraint', 'Value', 'enterprise', 'Save constraint');
+    },
+    shows: /enterprise/,
+  },
 ];
 
 suite(title('dashboard: one action, one entry, one revert'), () => {
@@ -113,6 +123,12 @@ suite(title('dashboard: one action, one entry, one revert'), () => {
     base = server.base;
     await api('POST', '/api/v1/namespaces', { key: 'shop', name: 'Shop' });
     await api('POST', `${NS}/segments`, { key: 'beta', name: 'Beta', matchType: 'ALL_MATCH_TYPE' });
+    await api('POST', `${NS}/segments/beta/constraints`, {
+      type: 'STRING_COMPARISON_TYPE',
+      property: 'plan',
+      operator: 'eq',
+      value: 'pro',
+    });
     await api('POST', `${NS}/flags`, { key: 'colour', name: 'Colour', type: 'VARIANT_FLAG_TYPE', enabled: true });
     const blue = await api('POST', `${NS}/flags/colour/variants`, { key: 'blue' });
     const green = await api('POST', `${NS}/flags/colour/variants`, { key: 'green' });
