@@ -9,7 +9,7 @@ function useOverflowing<T extends HTMLElement>() {
   const [overflowing, setOverflowing] = useState(false);
   useEffect(() => {
     const el = ref.current;
-    if (!el) return;
+    if (!el || typeof ResizeObserver === 'undefined') return;
     const check = () => setOverflowing(el.scrollWidth > el.clientWidth + 1);
     check();
     const observer = new ResizeObserver(check);
