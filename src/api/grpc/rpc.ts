@@ -186,11 +186,14 @@ export function unaryHandler(
       }
       if (call.cancelled || deadlinePassed(call)) throw new RpcError(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
       if (!tracksWrites) {
-        const answer = await rpc.handle(request, context);
-        if (readsRevision && revision === undefined) {
+        // Read before the data, as over HTTP: the answer holds nothing older than the revision it names.
+        let readAt: string | undefined;
+        if (readsRevision) {
           const ns = (rpc.namespaces ?? defaultNamespaces)(request);
-          if (ns?.length === 1) revision = await deps.revisionOf(ns[0] as string).catch(() => undefined);
+          if (ns?.length === 1) readAt = await deps.revisionOf(ns[0] as string).catch(() => undefined);
         }
+        const answer = await rpc.handle(request, context);
+        if (readsRevision && revision === undefined) revision = readAt;
         return answer;
       }
       let pending: Promise<unknown> | undefined;

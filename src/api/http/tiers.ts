@@ -101,11 +101,22 @@ export function installTiers(app: HttpApp, options: TierOptions): void {
     reply.raw.once('close', collectWrites(receipt, done));
   };
 
+  // A read's revision is read before its data: the answer then holds nothing older than the revision
+  // it names, so a client that sends it back as a write's precondition (If-Match, ADR 0030) cannot
+  // miss a change that landed between the two reads.
+  const readRevisions = new WeakMap<FastifyRequest, string | undefined>();
+  const readRevision = async (request: FastifyRequest) => {
+    const namespaceKey = requestNamespace(request.routeOptions.url ?? '', request);
+    if (namespaceKey === undefined) return;
+    readRevisions.set(request, await options.revisionOf(namespaceKey).catch(() => undefined));
+  };
+
   const revisionHeader = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     if (reply.statusCode >= 400 || reply.hasHeader(REVISION_HEADER)) return payload;
     const url = request.routeOptions.url ?? '';
     let revision = receipts.get(request)?.revision;
-    if (revision === undefined) {
+    if (revision === undefined && readRevisions.has(request)) revision = readRevisions.get(request);
+    else if (revision === undefined) {
       const namespaceKey = requestNamespace(url, request);
       if (namespaceKey !== undefined) revision = await options.revisionOf(namespaceKey).catch(() => undefined);
     }
@@ -134,5 +145,6 @@ export function installTiers(app: HttpApp, options: TierOptions): void {
     if (tiers.some((tier) => tier === 'management-read' || tier === 'management-write')) {
       addRouteHook(route, 'onSend', revisionHeader, 'last');
     }
+    if (tiers.every((tier) => tier === 'management-read')) addRouteHook(route, 'preHandler', readRevision, 'last');
   });
 }
