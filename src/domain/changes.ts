@@ -43,3 +43,8 @@ export interface Change {
   after?: unknown;
   reverts?: string;
 }
+
+/** How an actor is named to people: the token's name, else its id, else how it authenticated. */
+export function actorLabel(actor: ChangeActor): string {
+  return actor.name ?? actor.email ?? actor.tokenId ?? actor.authentication;
+}

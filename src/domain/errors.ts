@@ -91,3 +91,10 @@ export class InternalError extends DomainError {
 export class FailedPreconditionError extends DomainError {
   readonly code = GrpcCode.FAILED_PRECONDITION;
 }
+
+/**
+ * A write's precondition (`If-Match`, gRPC `if-match`) no longer holds: the object or one of its parts
+ * changed after the revision the client read (ADR 0035). FAILED_PRECONDITION, answered over HTTP with
+ * 412 instead of the code's usual 400, so a client can tell "someone else changed it" from a bad request.
+ */
+export class PreconditionFailedError extends FailedPreconditionError {}

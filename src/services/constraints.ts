@@ -23,6 +23,19 @@ function subject(namespaceKey: string, segmentKey: string, id: string) {
   return { namespaceKey, resourceType: 'constraint', resourceKey: id, parentKey: segmentKey } as const;
 }
 
+/** Validates and normalises a constraint's input: operator lowercased, value "" or normalised datetime. */
+export function constraintFields(segmentKey: string, input: ConstraintInput, id?: string): ConstraintFields {
+  const type = input.type ?? 'UNKNOWN_COMPARISON_TYPE';
+  const property = input.property ?? '';
+  const { operator, value } = validateConstraint(
+    { id, segmentKey, type, property, operator: input.operator ?? '', value: input.value ?? '' },
+    { update: id !== undefined },
+  );
+  requireMaxLength('property', property);
+  requireMaxLength('operator', operator);
+  return { type, property, operator, value, description: input.description ?? '' };
+}
+
 export class ConstraintService {
   constructor(
     private readonly ctx: WriteContext,
@@ -30,17 +43,8 @@ export class ConstraintService {
     private readonly states: ResourceStates,
   ) {}
 
-  /** Validates and normalises the input: operator lowercased, value "" or normalised datetime. */
   private fields(segmentKey: string, input: ConstraintInput, id?: string): ConstraintFields {
-    const type = input.type ?? 'UNKNOWN_COMPARISON_TYPE';
-    const property = input.property ?? '';
-    const { operator, value } = validateConstraint(
-      { id, segmentKey, type, property, operator: input.operator ?? '', value: input.value ?? '' },
-      { update: id !== undefined },
-    );
-    requireMaxLength('property', property);
-    requireMaxLength('operator', operator);
-    return { type, property, operator, value, description: input.description ?? '' };
+    return constraintFields(segmentKey, input, id);
   }
 
   async create(namespaceKey: string, segmentKey: string, input: ConstraintInput): Promise<Constraint> {

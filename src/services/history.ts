@@ -329,9 +329,16 @@ export class HistoryService {
       case 'variant':
         await restore.updateVariantRow(tx, before as Variant);
         return;
-      case 'segment':
-        await restore.updateSegmentRow(tx, before as Segment);
+      case 'segment': {
+        const segment = before as Segment;
+        await restore.updateSegmentRow(tx, segment);
+        // An atomic write of the segment with its constraints (ADR 0036): its list is put back too.
+        const after = change.after as Segment | undefined;
+        if (after && !sameParts(segment.constraints, after.constraints)) {
+          await this.#restoreConstraints(tx, ns, segment);
+        }
         return;
+      }
       case 'constraint':
         await restore.updateConstraintRow(tx, before as Constraint);
         return;
@@ -340,6 +347,9 @@ export class HistoryService {
         const rule = before as Rule;
         await this.#requireSegments(tx, ns, rule.segmentKeys, 'the rule');
         await restore.updateRule(tx, rule);
+        // An atomic write of the rule with its split (ADR 0036): the split is put back too.
+        const after = change.after as Rule | undefined;
+        if (after && !sameParts(rule.distributions, after.distributions)) await this.#restoreSplit(tx, ns, rule);
         return;
       }
       case 'distribution': {
@@ -399,6 +409,36 @@ export class HistoryService {
     }
   }
 
+  /** Makes the rule's distributions exactly the recorded ones (ids, rollouts, timestamps). */
+  async #restoreSplit(tx: Tx, ns: string, rule: Rule): Promise<void> {
+    await this.#requireVariants(
+      tx,
+      ns,
+      rule.flagKey,
+      rule.distributions.map((d) => d.variantId),
+    );
+    const current = (await this.states.rule(tx, ns, rule.id))?.distributions ?? [];
+    const keep = new Set(rule.distributions.map((d) => d.id));
+    for (const d of current)
+      if (!keep.has(d.id)) await this.stores.rules.deleteDistribution(tx, rule.id, d.id, d.variantId);
+    for (const d of rule.distributions) {
+      if (current.some((c) => c.id === d.id)) await restore.updateDistributionRow(tx, d);
+      else await restore.insertDistributionRow(tx, d);
+    }
+  }
+
+  /** Makes the segment's constraints exactly the recorded ones. */
+  async #restoreConstraints(tx: Tx, ns: string, segment: Segment): Promise<void> {
+    const current = (await this.states.segment(tx, ns, segment.key))?.constraints ?? [];
+    const keep = new Set(segment.constraints.map((c) => c.id));
+    for (const c of current)
+      if (!keep.has(c.id)) await this.stores.segments.deleteConstraint(tx, ns, segment.key, c.id);
+    for (const c of segment.constraints) {
+      if (current.some((x) => x.id === c.id)) await restore.updateConstraintRow(tx, c);
+      else await restore.insertConstraintRow(tx, c);
+    }
+  }
+
   async #requireVariants(tx: Tx, ns: string, flagKey: string, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     const flag = await this.states.flag(tx, ns, flagKey);
@@ -406,6 +446,11 @@ export class HistoryService {
     const missing = ids.find((id) => !flag.variants.some((v) => v.id === id));
     if (missing) throw new FailedPreconditionError(`variant "${missing}" of flag "${ns}/${flagKey}" no longer exists`);
   }
+}
+
+/** Whether a change's before and after hold the same parts (distributions, constraints). */
+function sameParts(before: readonly unknown[] | undefined, after: readonly unknown[] | undefined): boolean {
+  return JSON.stringify(before ?? []) === JSON.stringify(after ?? []);
 }
 
 /** A reorder is recorded on the flag's list: its states are arrays. */

@@ -7,6 +7,7 @@ import { ValidationError } from '../domain/errors.js';
 import type { Distribution, Page, Rule, SegmentOperator } from '../domain/types.js';
 import type { ListQuery } from '../storage/pagination.js';
 import type { NamespaceReads, RuleStore } from '../storage/store.js';
+import type { Tx } from '../storage/transaction.js';
 import { type ResourceStates, siblingRanks } from './resource-states.js';
 import { requireNonEmpty } from './validation.js';
 import { runWrite, type WriteContext } from './write.js';
@@ -17,6 +18,11 @@ export interface RuleInput {
   segmentKey?: string | null;
   segmentKeys?: readonly string[] | null;
   segmentOperator?: SegmentOperator | null;
+  /**
+   * A Vexil extension (issue 42): the rule's whole split, written with the rule in one transaction and
+   * recorded as one change of the rule (ADR 0036). Absent or null: the distributions stay as they are.
+   */
+  distributions?: readonly DistributionInput[] | null;
 }
 
 export interface DistributionInput {
@@ -45,6 +51,23 @@ function checkRollout(rollout: number | null | undefined): number {
   if (Number.isNaN(value) || value < 0) throw new ValidationError('rollout', "must be greater than or equal to '0'");
   if (value > 100) throw new ValidationError('rollout', "must be less than or equal to '100'");
   return rollout ?? 0;
+}
+
+/** The split of an atomic rule write: one entry per variant, each 0..100, together at most 100. */
+export function ruleSplit(input: readonly DistributionInput[]): { variantId: string; rollout: number }[] {
+  const split = input.map((d, i) => ({
+    variantId: requireNonEmpty(`distributions[${i}].variantId`, d.variantId ?? undefined),
+    rollout: checkRollout(d.rollout),
+  }));
+  const seen = new Set<string>();
+  for (const d of split) {
+    if (seen.has(d.variantId)) throw new ValidationError('distributions', `variant "${d.variantId}" is listed twice`);
+    seen.add(d.variantId);
+  }
+  // Compared in hundredths of a thousandth, so 33.33 + 33.33 + 33.34 is 100.
+  const total = split.reduce((sum, d) => sum + Math.round(Math.fround(d.rollout) * 1e5), 0);
+  if (total > 100e5) throw new ValidationError('distributions', 'rollouts must add up to at most 100');
+  return split;
 }
 
 function ruleSubject(namespaceKey: string, flagKey: string, id: string) {
@@ -82,12 +105,17 @@ export class RuleService {
     const rank = input.rank ?? 0;
     if (rank <= 0) throw new ValidationError('rank', 'must be greater than 0');
     if (!Number.isInteger(rank) || rank > INT32_MAX) throw new ValidationError('rank', 'must be an int32');
+    const split = input.distributions ? ruleSplit(input.distributions) : undefined;
     return runWrite(this.ctx, ns, async (tx, changes) => {
-      const after = await this.rules.insert(tx, ns, flagKey, {
+      let after = await this.rules.insert(tx, ns, flagKey, {
         rank,
         ...segments,
         requestedSegmentKey: input.segmentKey ?? '',
       });
+      if (split) {
+        await this.#writeSplit(tx, ns, flagKey, after.id, [], split);
+        after = (await this.states.rule(tx, ns, after.id)) ?? after;
+      }
       changes.record({ ...ruleSubject(ns, flagKey, after.id), action: 'created', after });
       return after;
     });
@@ -97,12 +125,40 @@ export class RuleService {
     requireNonEmpty('id', id);
     requireNonEmpty('flagKey', flagKey);
     const segments = ruleSegments(input);
+    const split = input.distributions ? ruleSplit(input.distributions) : undefined;
     return runWrite(this.ctx, ns, async (tx, changes) => {
       const before = await this.states.rule(tx, ns, id);
-      const after = await this.rules.update(tx, ns, flagKey, id, segments);
+      let after = await this.rules.update(tx, ns, flagKey, id, segments);
+      if (split) {
+        await this.#writeSplit(tx, ns, flagKey, id, before?.distributions ?? [], split);
+        after = (await this.states.rule(tx, ns, id)) ?? after;
+      }
+      // With its split: one change, whose before and after carry the distributions (history.ts reverts them).
       changes.record({ ...ruleSubject(ns, flagKey, id), action: 'updated', before, after });
       return after;
     });
+  }
+
+  /** Makes the rule's distributions `split`: same variant kept (its rollout updated), others deleted or added. */
+  async #writeSplit(
+    tx: Tx,
+    ns: string,
+    flagKey: string,
+    ruleId: string,
+    current: readonly Distribution[],
+    split: readonly { variantId: string; rollout: number }[],
+  ): Promise<void> {
+    const wanted = new Map(split.map((d) => [d.variantId, d.rollout]));
+    for (const d of current) {
+      if (!wanted.has(d.variantId)) await this.rules.deleteDistribution(tx, ruleId, d.id, d.variantId);
+    }
+    for (const d of split) {
+      const existing = current.find((c) => c.variantId === d.variantId);
+      if (!existing) await this.rules.insertDistribution(tx, ns, flagKey, ruleId, d);
+      else if (existing.rollout !== d.rollout) {
+        await this.rules.updateDistribution(tx, ns, flagKey, ruleId, existing.id, d);
+      }
+    }
   }
 
   /** rank = position + 1 for each listed rule; at least two ids. */

@@ -17,6 +17,7 @@ import {
 } from '../storage/transaction.js';
 import { ChangeRecorder, type RecordedChanges, type RecorderOptions, UNKNOWN_ACTOR } from './change-recorder.js';
 import type { ChangeFeed } from './changes.js';
+import { checkPrecondition } from './precondition.js';
 
 /** What a caller's writes left behind: the namespace and the revision tag its last write created. */
 export interface WriteReceipt {
@@ -24,6 +25,11 @@ export interface WriteReceipt {
   revision?: string;
   /** Who the writes are recorded as (set by the transport that opened the receipt). */
   actor?: ChangeActor;
+  /**
+   * The client's precondition (HTTP `If-Match`, gRPC `if-match`, quotes removed): the namespace revision
+   * it read; its writes are refused when what they touch changed after it (precondition.ts, ADR 0035).
+   */
+  ifMatch?: string;
 }
 
 /** The receipt of the writes running in the current async flow (see collectWrites). */
@@ -86,6 +92,10 @@ export async function recordedTransaction<T>(
   const result = await inTransaction(ctx.db, async (tx) => {
     const recorder = new ChangeRecorder({ ...options, actor });
     const value = await work(tx, recorder);
+    // After the work (which bumped the revision, holding the namespace's row lock) and before its own
+    // changes are inserted: only others' changes count. Nothing at all when no precondition was sent.
+    const ifMatch = writeReceipts.getStore()?.ifMatch;
+    if (ifMatch !== undefined) await checkPrecondition(tx, recorder.pending, ifMatch);
     await insertChanges(tx, recorder.pending);
     recorded = recorder.pending;
     return value;

@@ -2,7 +2,7 @@
 // transaction; read newest first for the history API and revert; old rows removed by retention.
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Selectable } from 'kysely';
+import { type Selectable, SqliteAdapter, sql } from 'kysely';
 import type { Change, ChangeAction, ChangeActor, ChangeResourceType } from '../domain/changes.js';
 import { InvalidArgumentError } from '../domain/errors.js';
 import { toDate } from './rows.js';
@@ -110,6 +110,12 @@ async function insertChangeRows(tx: Tx, changes: readonly NewChange[]): Promise<
         before_state: c.beforeJson ?? null,
         after_state: c.afterJson ?? null,
         reverts: c.reverts === undefined ? null : Number(c.reverts),
+        // The revision the write leaves behind (bumped earlier in the same transaction): what a
+        // precondition compares with (changedAfter). A subquery, so a write pays no round trip for it.
+        revision:
+          c.namespaceKey === undefined
+            ? null
+            : sql<number>`(select ${sql.ref('revision')} from ${sql.table('namespaces')} where ${sql.ref('key')} = ${c.namespaceKey})`,
       })),
     )
     .execute();
@@ -193,4 +199,86 @@ export async function findChange(db: Executor, id: string): Promise<Change | und
 export async function deleteChangesBefore(db: Executor, before: Date): Promise<number> {
   const result = await db.deleteFrom('changes').where('created_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/**
+ * What a write touched, as the objects whose later changes conflict with it: a flag with every part of
+ * it (variants, rules, their distributions, rollouts); a rule with its distributions; a segment with
+ * its constraints; a flag's rule or rollout order (every rule or rollout of the flag); the namespace's
+ * own settings; any other object by itself.
+ */
+export interface TouchedObjects {
+  namespace: boolean;
+  flags: readonly string[];
+  rules: readonly string[];
+  segments: readonly string[];
+  /** Flags whose rule order, or rollout order, was written. */
+  ruleOrders: readonly string[];
+  rolloutOrders: readonly string[];
+  /** Objects by themselves: variants, distributions, rollouts, constraints, by type. */
+  single: ReadonlyMap<string, readonly string[]>;
+}
+
+/**
+ * The newest change of the namespace recorded after `revision` to one of the objects or their parts,
+ * if any. Inside a write's transaction, after its revision bump (which holds the namespace's row lock,
+ * so no other write of the namespace can commit meanwhile); read with a lock where the database
+ * supports one, so MySQL's repeatable read sees what committed before the bump, not its snapshot.
+ */
+export async function changedAfter(
+  tx: Tx,
+  namespaceKey: string,
+  revision: number,
+  objects: TouchedObjects,
+): Promise<Change | undefined> {
+  const { flags, rules, segments, ruleOrders, rolloutOrders } = objects;
+  let query = tx
+    .selectFrom('changes')
+    .selectAll()
+    .where('namespace_key', '=', namespaceKey)
+    .where('revision', '>', revision)
+    .where((eb) => {
+      const is = (type: string | string[], column: 'resource_key' | 'parent_key', keys: readonly string[]) =>
+        eb.and([
+          Array.isArray(type) ? eb('resource_type', 'in', type) : eb('resource_type', '=', type),
+          eb(column, 'in', [...keys]),
+        ]);
+      const any = [];
+      if (objects.namespace) any.push(is('namespace', 'resource_key', [namespaceKey]));
+      if (flags.length > 0) {
+        any.push(is('flag', 'resource_key', flags));
+        any.push(is(['variant', 'rule', 'rollout'], 'parent_key', flags));
+        any.push(
+          eb.and([
+            eb('resource_type', '=', 'distribution'),
+            eb(
+              'parent_key',
+              'in',
+              eb
+                .selectFrom('rules')
+                .select('rules.id')
+                .where('rules.namespace_key', '=', namespaceKey)
+                .where('rules.flag_key', 'in', [...flags]),
+            ),
+          ]),
+        );
+      }
+      if (rules.length > 0) {
+        any.push(is('rule', 'resource_key', rules));
+        any.push(is('distribution', 'parent_key', rules));
+      }
+      if (segments.length > 0) {
+        any.push(is('segment', 'resource_key', segments));
+        any.push(is('constraint', 'parent_key', segments));
+      }
+      if (ruleOrders.length > 0) any.push(is('rule', 'parent_key', ruleOrders));
+      if (rolloutOrders.length > 0) any.push(is('rollout', 'parent_key', rolloutOrders));
+      for (const [type, keys] of objects.single) any.push(is(type, 'resource_key', keys));
+      return any.length > 0 ? eb.or(any) : eb.lit(false);
+    })
+    .orderBy('id', 'desc')
+    .limit(1);
+  if (!(tx.getExecutor().adapter instanceof SqliteAdapter)) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row ? toChange(row) : undefined;
 }

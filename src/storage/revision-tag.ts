@@ -11,3 +11,12 @@ import { toDate } from './rows.js';
 export function revisionTag(createdAt: Date | string, revision: number | string): string {
   return `${toDate(createdAt).getTime()}.${revision}`;
 }
+
+/** The parts of a revision tag, or undefined when `tag` is not one. */
+export function parseRevisionTag(tag: string): { createdAtMs: number; revision: number } | undefined {
+  const match = /^(-?\d{1,16})\.(\d{1,16})$/.exec(tag);
+  if (!match) return undefined;
+  const createdAtMs = Number(match[1]);
+  const revision = Number(match[2]);
+  return Number.isSafeInteger(createdAtMs) && Number.isSafeInteger(revision) ? { createdAtMs, revision } : undefined;
+}

@@ -177,6 +177,8 @@ export interface ChangesTable {
   after_state: string | null;
   /** The id of the change this one reverted, if it is a revert. */
   reverts: ColumnType<number | string | null, number | null, number | null>;
+  /** The namespace's revision after the write (migration 006); null before it, and for tokens. */
+  revision: ColumnType<number | string | null, number | null | undefined, never>;
 }
 
 /** How far one audit sink has delivered the changes (migration 005). */

@@ -92,12 +92,17 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(viewport = { width: 1280, height: 800 }): Promise<Browser> {
+/** `touch`: a touch screen (a phone): coarse pointer, no hover. */
+export async function launchBrowser(
+  viewport = { width: 1280, height: 800 },
+  { touch = false }: { touch?: boolean } = {},
+): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'vexil-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     viewport,
+    ...(touch ? { hasTouch: true, isMobile: true } : {}),
     args: [
       '--headless',
       '--no-sandbox',

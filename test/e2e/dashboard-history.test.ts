@@ -170,7 +170,8 @@ suite(title('dashboard: history, activity and revert'), () => {
       await page.getByLabel('Key or id', { exact: true }).fill('banner');
       const deleted = entry('Flag "banner" deleted');
       await deleted.waitFor();
-      // The deleted state lists its variants by key and its rule by segment, readably.
+      // The deleted state lists its variants by key and its rule by segment, readably (folded until asked).
+      await deleted.locator('summary', { hasText: 'What changed' }).click();
       expect(await deleted.getByRole('row', { name: /^Variant "big"/ }).count()).toBe(1);
       expect(await deleted.getByRole('row', { name: /^Rule #1/ }).textContent()).toContain('staff');
       await screenshot(page, 'history-03-activity');
@@ -264,6 +265,8 @@ suite(title('dashboard: history, activity and revert'), () => {
         .first()
         .waitFor();
       await screenshot(page, 'history-06-phone-dark-history');
+      // At phone width the navigation, with the preferences, folds behind Menu.
+      await page.getByRole('button', { name: 'Menu' }).click();
       await page.getByText('Preferences').click();
       await page.getByLabel('Theme').selectOption('light');
       await page.goto(`${base}/namespaces/shop/segments/staff/history`);

@@ -35,6 +35,7 @@ import type { AuthService } from '../../services/auth.js';
 import { collectWrites, type WriteReceipt } from '../../services/write.js';
 import { changeActor } from '../change-actor.js';
 import { errorStatus } from '../error-status.js';
+import { IF_MATCH, ifMatchTag } from '../if-match.js';
 import {
   KIND_POLICIES,
   READ_ONLY_MESSAGE,
@@ -206,13 +207,21 @@ export function unaryHandler(
     const run = async (): Promise<unknown> => {
       context.authentication = await authenticate(rpc, request, call.metadata, deps);
       if (tracksWrites) receipt.actor = changeActor(context.authentication, peerAddress(call.getPeer()));
+      // The one place gRPC reads a write's precondition (ADR 0035), as HTTP's If-Match.
+      if (tier === 'management-write') {
+        const ifMatch = ifMatchTag(call.metadata.get(IF_MATCH));
+        if (ifMatch !== undefined) receipt.ifMatch = ifMatch;
+      }
       if (call.cancelled || deadlinePassed(call)) throw new RpcError(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
       if (!tracksWrites) {
-        const answer = await rpc.handle(request, context);
-        if (readsRevision && revision === undefined) {
+        // Read before the data, as over HTTP: the answer holds nothing older than the revision it names.
+        let readAt: string | undefined;
+        if (readsRevision) {
           const ns = (rpc.namespaces ?? defaultNamespaces)(request);
-          if (ns?.length === 1) revision = await deps.revisionOf(ns[0] as string).catch(() => undefined);
+          if (ns?.length === 1) readAt = await deps.revisionOf(ns[0] as string).catch(() => undefined);
         }
+        const answer = await rpc.handle(request, context);
+        if (readsRevision && revision === undefined) revision = readAt;
         return answer;
       }
       let pending: Promise<unknown> | undefined;

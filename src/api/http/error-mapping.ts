@@ -3,7 +3,7 @@
 // error-handler.ts's (and OFREP's, ofrep-errors.ts), recording is the telemetry hooks'.
 
 import type { FastifyError } from 'fastify';
-import { GrpcCode } from '../../domain/errors.js';
+import { GrpcCode, PreconditionFailedError } from '../../domain/errors.js';
 import { domainErrorStatus, errorStatus } from '../error-status.js';
 
 const HTTP_STATUS: Record<number, number> = {
@@ -85,7 +85,10 @@ function validationMessage(err: FastifyError): string {
 
 export function mapError(err: unknown): MappedError {
   const domain = domainErrorStatus(err);
-  if (domain) return { status: httpStatusOf(domain.code), body: { ...domain, details: [] } };
+  if (domain) {
+    const status = err instanceof PreconditionFailedError ? 412 : httpStatusOf(domain.code);
+    return { status, body: { ...domain, details: [] } };
+  }
   const mapped = fastifyClientError(err as FastifyError);
   if (mapped) return mapped;
   const { code, message } = errorStatus(err);

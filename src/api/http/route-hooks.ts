@@ -4,7 +4,7 @@
 import type { RouteOptions } from 'fastify';
 
 /** The hook phases these modules add to. */
-export type RouteHookPhase = 'onRequest' | 'preValidation' | 'onSend' | 'onResponse';
+export type RouteHookPhase = 'onRequest' | 'preValidation' | 'preHandler' | 'onSend' | 'onResponse';
 
 /**
  * Adds `hook` to the route's hooks of `phase`, before the route's own ('first') or after them

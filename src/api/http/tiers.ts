@@ -17,6 +17,7 @@ import type { Config } from '../../config/schema.js';
 import { GrpcCode } from '../../domain/errors.js';
 import { collectWrites, type WriteReceipt } from '../../services/write.js';
 import { changeActor } from '../change-actor.js';
+import { IF_MATCH, ifMatchTag } from '../if-match.js';
 import { READ_ONLY_MESSAGE, type RouteTier, refusesTier, type TierClass, tierOfClass } from '../kinds.js';
 import { sendErrorBody } from './error-handler.js';
 import type { HttpApp } from './http-app.js';
@@ -81,16 +82,32 @@ export function installTiers(app: HttpApp, options: TierOptions): void {
   const trackWrites = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     // preValidation, not onRequest: body parsing runs in the socket's async context and would lose it.
     const receipt: WriteReceipt = { actor: changeActor(request.authentication, request.ip) };
+    // The one place HTTP reads a write's precondition (ADR 0035): token writes take none.
+    if (policyOf(request.routeOptions).tier === 'management') {
+      const ifMatch = ifMatchTag(request.headers[IF_MATCH]);
+      if (ifMatch !== undefined) receipt.ifMatch = ifMatch;
+    }
     receipts.set(request, receipt);
     // 'close' follows every response, sent or aborted (after onSend, which reads the receipt).
     reply.raw.once('close', collectWrites(receipt, done));
+  };
+
+  // A read's revision is read before its data: the answer then holds nothing older than the revision
+  // it names, so a client that sends it back as a write's precondition (If-Match, ADR 0035) cannot
+  // miss a change that landed between the two reads.
+  const readRevisions = new WeakMap<FastifyRequest, string | undefined>();
+  const readRevision = async (request: FastifyRequest) => {
+    const namespaceKey = requestNamespace(request.routeOptions.url ?? '', request);
+    if (namespaceKey === undefined) return;
+    readRevisions.set(request, await options.revisionOf(namespaceKey).catch(() => undefined));
   };
 
   const revisionHeader = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     if (reply.statusCode >= 400 || reply.hasHeader(REVISION_HEADER)) return payload;
     const url = request.routeOptions.url ?? '';
     let revision = receipts.get(request)?.revision;
-    if (revision === undefined) {
+    if (revision === undefined && readRevisions.has(request)) revision = readRevisions.get(request);
+    else if (revision === undefined) {
       const namespaceKey = requestNamespace(url, request);
       if (namespaceKey !== undefined) revision = await options.revisionOf(namespaceKey).catch(() => undefined);
     }
@@ -119,5 +136,6 @@ export function installTiers(app: HttpApp, options: TierOptions): void {
     if (tiers.some((tier) => tier === 'management-read' || tier === 'management-write')) {
       addRouteHook(route, 'onSend', revisionHeader, 'last');
     }
+    if (tiers.every((tier) => tier === 'management-read')) addRouteHook(route, 'preHandler', readRevision, 'last');
   });
 }

@@ -1,7 +1,7 @@
 // Typed functions for every REST endpoint the dashboard calls (behavior.md §3.1, §1.6, §5.2, §7).
 // Each returns the server's JSON or throws an ApiError carrying Flipt's error body.
 
-import { request, requestText } from './client.js';
+import { noteReadAt, request, requestText, revisionOf } from './client.js';
 import type {
   Authentication,
   AuthenticationList,
@@ -38,6 +38,11 @@ const segmentPath = (ns: string, segmentKey: string) => `${nsPath(ns)}/segments/
 
 type Empty = Record<string, never>;
 
+/** A write's precondition: the revision the edited object was read at (client.ts revisionOf). */
+export interface WriteOptions {
+  ifMatch?: string | undefined;
+}
+
 /** Follows nextPageToken until the list is complete (a server may page even when asked for all). */
 async function collect<L extends { nextPageToken: string }, T>(
   fetchPage: (pageToken?: string) => Promise<L>,
@@ -45,12 +50,16 @@ async function collect<L extends { nextPageToken: string }, T>(
 ): Promise<T[]> {
   const out: T[] = [];
   let token: string | undefined;
+  let first: string | undefined;
   for (let guard = 0; guard < 10_000; guard++) {
     const page = await fetchPage(token);
+    first ??= revisionOf(page);
     out.push(...items(page));
     if (!page.nextPageToken || page.nextPageToken === token) break;
     token = page.nextPageToken;
   }
+  // The list as a whole is as old as its first page.
+  if (first) noteReadAt(out, first);
   return out;
 }
 
@@ -92,8 +101,8 @@ export const listNamespaces = () =>
 export const getNamespace = (key: string) => request<Namespace>('GET', nsPath(key));
 export const createNamespace = (input: NamespaceInput) =>
   request<Namespace>('POST', '/api/v1/namespaces', { body: input });
-export const updateNamespace = (key: string, input: Omit<NamespaceInput, 'key'>) =>
-  request<Namespace>('PUT', nsPath(key), { body: input });
+export const updateNamespace = (key: string, input: Omit<NamespaceInput, 'key'>, options: WriteOptions = {}) =>
+  request<Namespace>('PUT', nsPath(key), { body: input, ...options });
 export const deleteNamespace = (key: string, force = false) =>
   request<Empty>('DELETE', nsPath(key), { query: { force: force ? 'true' : undefined } });
 
@@ -126,11 +135,16 @@ export const listAllFlags = (ns: string, signal?: AbortSignal) =>
       }),
     (l) => l.flags,
   );
+/** How many flags the namespace holds (the list's total, read with one item). */
+export const countFlags = async (ns: string) =>
+  (await request<FlagList>('GET', `${nsPath(ns)}/flags`, { query: { limit: 1 } })).totalCount;
+export const countSegments = async (ns: string) =>
+  (await request<SegmentList>('GET', `${nsPath(ns)}/segments`, { query: { limit: 1 } })).totalCount;
 export const getFlag = (ns: string, key: string) => request<Flag>('GET', flagPath(ns, key));
 export const createFlag = (ns: string, input: FlagCreateInput) =>
   request<Flag>('POST', `${nsPath(ns)}/flags`, { body: input });
-export const updateFlag = (ns: string, key: string, input: FlagUpdateInput) =>
-  request<Flag>('PUT', flagPath(ns, key), { body: input });
+export const updateFlag = (ns: string, key: string, input: FlagUpdateInput, options: WriteOptions = {}) =>
+  request<Flag>('PUT', flagPath(ns, key), { body: input, ...options });
 export const deleteFlag = (ns: string, key: string) => request<Empty>('DELETE', flagPath(ns, key));
 
 /** The body of a flag update that changes only `changes`, keeping everything else as stored. */
@@ -153,8 +167,13 @@ export interface VariantInput {
 }
 export const createVariant = (ns: string, flagKey: string, input: VariantInput) =>
   request<Variant>('POST', `${flagPath(ns, flagKey)}/variants`, { body: input });
-export const updateVariant = (ns: string, flagKey: string, id: string, input: VariantInput) =>
-  request<Variant>('PUT', `${flagPath(ns, flagKey)}/variants/${enc(id)}`, { body: input });
+export const updateVariant = (
+  ns: string,
+  flagKey: string,
+  id: string,
+  input: VariantInput,
+  options: WriteOptions = {},
+) => request<Variant>('PUT', `${flagPath(ns, flagKey)}/variants/${enc(id)}`, { body: input, ...options });
 export const deleteVariant = (ns: string, flagKey: string, id: string) =>
   request<Empty>('DELETE', `${flagPath(ns, flagKey)}/variants/${enc(id)}`);
 
@@ -179,10 +198,33 @@ export const listRules = (ns: string, flagKey: string) =>
       }),
     (l) => l.rules,
   );
-export const createRule = (ns: string, flagKey: string, rank: number, selection: SegmentSelection) =>
-  request<Rule>('POST', `${flagPath(ns, flagKey)}/rules`, { body: { rank, ...segmentFields(selection) } });
-export const updateRule = (ns: string, flagKey: string, id: string, selection: SegmentSelection) =>
-  request<Rule>('PUT', `${flagPath(ns, flagKey)}/rules/${enc(id)}`, { body: segmentFields(selection) });
+/** A rule's whole split, written with the rule in one request (a Vexil extension, ADR 0036). */
+export interface SplitInput {
+  variantId: string;
+  rollout: number;
+}
+export const createRule = (
+  ns: string,
+  flagKey: string,
+  rank: number,
+  selection: SegmentSelection,
+  distributions?: SplitInput[],
+) =>
+  request<Rule>('POST', `${flagPath(ns, flagKey)}/rules`, {
+    body: { rank, ...segmentFields(selection), ...(distributions ? { distributions } : {}) },
+  });
+export const updateRule = (
+  ns: string,
+  flagKey: string,
+  id: string,
+  selection: SegmentSelection,
+  distributions?: SplitInput[],
+  options: WriteOptions = {},
+) =>
+  request<Rule>('PUT', `${flagPath(ns, flagKey)}/rules/${enc(id)}`, {
+    body: { ...segmentFields(selection), ...(distributions ? { distributions } : {}) },
+    ...options,
+  });
 export const deleteRule = (ns: string, flagKey: string, id: string) =>
   request<Empty>('DELETE', `${flagPath(ns, flagKey)}/rules/${enc(id)}`);
 export const orderRules = (ns: string, flagKey: string, ruleIds: string[]) =>
@@ -231,9 +273,17 @@ export const createRollout = (ns: string, flagKey: string, rank: number, descrip
   request<Rollout>('POST', `${flagPath(ns, flagKey)}/rollouts`, {
     body: { rank, description, ...rolloutRuleBody(rule) },
   });
-export const updateRollout = (ns: string, flagKey: string, id: string, description: string, rule: RolloutRuleInput) =>
+export const updateRollout = (
+  ns: string,
+  flagKey: string,
+  id: string,
+  description: string,
+  rule: RolloutRuleInput,
+  options: WriteOptions = {},
+) =>
   request<Rollout>('PUT', `${flagPath(ns, flagKey)}/rollouts/${enc(id)}`, {
     body: { description, ...rolloutRuleBody(rule) },
+    ...options,
   });
 export const deleteRollout = (ns: string, flagKey: string, id: string) =>
   request<Empty>('DELETE', `${flagPath(ns, flagKey)}/rollouts/${enc(id)}`);
@@ -259,8 +309,8 @@ export const listAllSegments = (ns: string) =>
 export const getSegment = (ns: string, key: string) => request<Segment>('GET', segmentPath(ns, key));
 export const createSegment = (ns: string, input: SegmentInput) =>
   request<Segment>('POST', `${nsPath(ns)}/segments`, { body: input });
-export const updateSegment = (ns: string, key: string, input: Omit<SegmentInput, 'key'>) =>
-  request<Segment>('PUT', segmentPath(ns, key), { body: input });
+export const updateSegment = (ns: string, key: string, input: Omit<SegmentInput, 'key'>, options: WriteOptions = {}) =>
+  request<Segment>('PUT', segmentPath(ns, key), { body: input, ...options });
 export const deleteSegment = (ns: string, key: string) => request<Empty>('DELETE', segmentPath(ns, key));
 
 export interface ConstraintInput {

@@ -2,6 +2,7 @@
 // session, Flipt's error body turned into an ApiError, and every 401 reported to whoever listens
 // (the login prompt).
 
+import { reportReachable } from './connection.js';
 import type { ErrorBody } from './types.js';
 
 const TOKEN_KEY = 'vexil.token';
@@ -107,6 +108,29 @@ export interface RequestOptions {
   quiet401?: boolean;
   /** A token to use instead of the stored one. */
   token?: string;
+  /**
+   * The revision the edited object was read at (revisionOf): the server refuses the write with 412
+   * when the object changed since (a Vexil extension, ADR 0035).
+   */
+  ifMatch?: string;
+}
+
+/**
+ * The revision (X-Vexil-Revision) each object of an answer was read at, so a form can send it back as
+ * its write's precondition. Kept beside the objects (a WeakMap), so nothing is added to them.
+ */
+const readAt = new WeakMap<object, string>();
+
+/** Notes `revision` on `value` and every object inside it. */
+export function noteReadAt(value: unknown, revision: string): void {
+  if (typeof value !== 'object' || value === null) return;
+  readAt.set(value, revision);
+  for (const inner of Array.isArray(value) ? value : Object.values(value)) noteReadAt(inner, revision);
+}
+
+/** The revision `value` was read at, if an answer named one. */
+export function revisionOf(value: unknown): string | undefined {
+  return typeof value === 'object' && value !== null ? readAt.get(value) : undefined;
 }
 
 export function withQuery(path: string, query?: Query): string {
@@ -182,6 +206,7 @@ async function send(
 ): Promise<Response> {
   const token = options.token ?? getToken();
   if (token) headers.Authorization = `Bearer ${token}`;
+  if (options.ifMatch) headers['If-Match'] = `"${options.ifMatch}"`;
   let res: Response;
   try {
     res = await fetch(withQuery(path, options.query), {
@@ -193,8 +218,10 @@ async function send(
     });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
+    reportReachable(false);
     throw new ApiError(0, { message: 'The server could not be reached. Check your connection and try again.' });
   }
+  reportReachable(true);
   if (!res.ok) {
     const error = await errorFromResponse(res);
     if (res.status === 401 && !options.quiet401) reportUnauthorized();
@@ -211,9 +238,13 @@ export async function request<T>(method: string, path: string, options: RequestO
   const res = await send(method, path, headers, body, options);
   const text = await res.text();
   if (!text) return {} as T;
+  let value: T;
   try {
-    return JSON.parse(text) as T;
+    value = JSON.parse(text) as T;
   } catch {
     throw new ApiError(res.status, { message: 'The server sent a response that is not JSON.' });
   }
+  const revision = res.headers.get('x-vexil-revision');
+  if (revision) noteReadAt(value, revision);
+  return value;
 }

@@ -1615,6 +1615,10 @@ export interface paths {
                         segmentKeys?: string[] | null;
                         segmentOperator?: (("OR_SEGMENT_OPERATOR" | "AND_SEGMENT_OPERATOR") | number) | (never | null);
                         namespaceKey?: string | null;
+                        distributions?: {
+                            variantId?: string | null;
+                            rollout?: (number | string) | (never | null);
+                        }[] | null;
                         rank?: (number | string) | (never | null);
                     };
                 };
@@ -1961,6 +1965,10 @@ export interface paths {
                         segmentKeys?: string[] | null;
                         segmentOperator?: (("OR_SEGMENT_OPERATOR" | "AND_SEGMENT_OPERATOR") | number) | (never | null);
                         namespaceKey?: string | null;
+                        distributions?: {
+                            variantId?: string | null;
+                            rollout?: (number | string) | (never | null);
+                        }[] | null;
                     };
                 };
             };
@@ -2615,6 +2623,14 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        constraints?: {
+                            id?: string | null;
+                            type?: (("UNKNOWN_COMPARISON_TYPE" | "STRING_COMPARISON_TYPE" | "NUMBER_COMPARISON_TYPE" | "BOOLEAN_COMPARISON_TYPE" | "DATETIME_COMPARISON_TYPE" | "ENTITY_ID_COMPARISON_TYPE") | number) | (never | null);
+                            property?: string | null;
+                            operator?: string | null;
+                            value?: string | null;
+                            description?: string | null;
+                        }[] | null;
                         namespaceKey?: string | null;
                         key?: string | null;
                         name?: string | null;
@@ -2842,6 +2858,14 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        constraints?: {
+                            id?: string | null;
+                            type?: (("UNKNOWN_COMPARISON_TYPE" | "STRING_COMPARISON_TYPE" | "NUMBER_COMPARISON_TYPE" | "BOOLEAN_COMPARISON_TYPE" | "DATETIME_COMPARISON_TYPE" | "ENTITY_ID_COMPARISON_TYPE") | number) | (never | null);
+                            property?: string | null;
+                            operator?: string | null;
+                            value?: string | null;
+                            description?: string | null;
+                        }[] | null;
                         namespaceKey?: string | null;
                         key?: string | null;
                         name?: string | null;

@@ -5,6 +5,7 @@
 import Type from 'typebox';
 import { InvalidArgumentError } from '../../../domain/errors.js';
 import { SEGMENT_OPERATORS } from '../../../domain/types.js';
+import type { DistributionInput } from '../../../services/rules.js';
 import type { HttpApp } from '../http-app.js';
 import { EmptySchema, enumName, errorResponses, toListQuery, toNumber } from '../schemas/common.js';
 import {
@@ -43,6 +44,16 @@ function int32(field: string, value: number | string | null | undefined): number
     throw new InvalidArgumentError(`invalid field ${field}: must be an int32`);
   }
   return n;
+}
+
+/** The Vexil extension's split (ADR 0036), numbers as sent (NumberLike: a number or a quoted one). */
+function splitInput(
+  distributions: readonly { variantId?: string | null; rollout?: number | string | null }[] | null | undefined,
+): DistributionInput[] | undefined {
+  return distributions?.map((d) => ({
+    variantId: d.variantId ?? null,
+    rollout: toNumber(d.rollout ?? undefined) ?? null,
+  }));
 }
 
 export async function ruleRoutes(app: HttpApp, { services }: RouteDeps): Promise<void> {
@@ -87,6 +98,7 @@ export async function ruleRoutes(app: HttpApp, { services }: RouteDeps): Promise
           segmentKey: body.segmentKey,
           segmentKeys: body.segmentKeys,
           segmentOperator: enumName(SEGMENT_OPERATORS, body.segmentOperator, 'OR_SEGMENT_OPERATOR'),
+          distributions: splitInput(body.distributions),
         });
         return ruleToWire(rule);
       },
@@ -153,6 +165,7 @@ export async function ruleRoutes(app: HttpApp, { services }: RouteDeps): Promise
           segmentKey: body.segmentKey,
           segmentKeys: body.segmentKeys,
           segmentOperator: enumName(SEGMENT_OPERATORS, body.segmentOperator, 'OR_SEGMENT_OPERATOR'),
+          distributions: splitInput(body.distributions),
         });
         return ruleToWire(rule);
       },

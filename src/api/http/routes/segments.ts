@@ -3,7 +3,7 @@
 // defaults to `default` (the same convention as the flag routes).
 
 import Type from 'typebox';
-import { MATCH_TYPES } from '../../../domain/types.js';
+import { COMPARISON_TYPES, MATCH_TYPES } from '../../../domain/types.js';
 import type { SegmentInput } from '../../../services/segments.js';
 import type { HttpApp } from '../http-app.js';
 import { EmptySchema, enumName, errorResponses, toListQuery } from '../schemas/common.js';
@@ -33,6 +33,16 @@ interface SegmentBodyValue {
   name?: string | null;
   description?: string | null;
   matchType?: string | number | null;
+  constraints?:
+    | {
+        id?: string | null;
+        type?: string | number | null;
+        property?: string | null;
+        operator?: string | null;
+        value?: string | null;
+        description?: string | null;
+      }[]
+    | null;
 }
 
 function segmentInput(body: SegmentBodyValue): SegmentInput {
@@ -41,6 +51,15 @@ function segmentInput(body: SegmentBodyValue): SegmentInput {
     name: body.name ?? undefined,
     description: body.description ?? undefined,
     matchType: enumName(MATCH_TYPES, body.matchType, 'ALL_MATCH_TYPE'),
+    // Vexil extension (ADR 0036): the constraints written with the segment.
+    constraints: body.constraints?.map((c) => ({
+      id: c.id ?? undefined,
+      type: enumName(COMPARISON_TYPES, c.type, 'UNKNOWN_COMPARISON_TYPE'),
+      property: c.property ?? undefined,
+      operator: c.operator ?? undefined,
+      value: c.value ?? undefined,
+      description: c.description ?? undefined,
+    })),
   };
 }
 

@@ -48,6 +48,10 @@ const ruleFields = {
   segmentKeys: OptionalNullable(Type.Array(Type.String())),
   segmentOperator: OptionalNullable(EnumLike(SEGMENT_OPERATORS)),
   namespaceKey: OptionalNullable(Type.String()),
+  /** Vexil extension: the rule's whole split, written with it in one transaction (ADR 0036). */
+  distributions: OptionalNullable(
+    Type.Array(Type.Object({ variantId: OptionalNullable(Type.String()), rollout: OptionalNullable(NumberLike) })),
+  ),
 };
 
 export const RuleCreateBody = Type.Object({ ...ruleFields, rank: OptionalNullable(IntLike) });

@@ -43,8 +43,20 @@ export const SegmentListSchema = Type.Object({
 
 const OptionalString = Type.Optional(Nullable(Type.String()));
 
+/** One constraint of a segment written with its constraints (a Vexil extension, ADR 0036). */
+const SegmentConstraintBody = Type.Object({
+  id: OptionalString,
+  type: Type.Optional(Nullable(EnumLike(COMPARISON_TYPES, 'comparison type'))),
+  property: OptionalString,
+  operator: OptionalString,
+  value: OptionalString,
+  description: OptionalString,
+});
+
 /** Create and update share one body; the path's key wins over a `key` in the body. */
 export const SegmentBody = Type.Object({
+  /** Vexil extension: the segment's whole list of constraints, written with it in one transaction. */
+  constraints: Type.Optional(Nullable(Type.Array(SegmentConstraintBody))),
   /** Read by the legacy unprefixed routes only; a path namespace wins. */
   namespaceKey: OptionalString,
   key: OptionalString,

@@ -7,6 +7,7 @@ import { TextAreaField, TextField } from '../../components/field.js';
 import { JsonEditor, jsonProblem } from '../../components/json-editor.js';
 import { useNotify } from '../../components/notices.js';
 import { useUnsavedChanges } from '../../lib/router.js';
+import { useEditConflict } from '../history/edit-conflict.js';
 import { useFlagUpdate } from './use-flag-update.js';
 
 function metadataText(flag: Flag): string {
@@ -21,18 +22,28 @@ export function FlagDetailsForm({ flag }: { flag: Flag }) {
   const [metadata, setMetadata] = useState(metadataText(flag));
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  // The flag as the form last took it in. When it is refetched changed (someone else saved it), an
-  // untouched form shows the new values: left as they were, they would count as unsaved edits and a
-  // save would quietly put the old text back.
-  const [shown, setShown] = useState(flag);
-  if (flag !== shown) {
-    if (name === shown.name && description === shown.description && metadata === metadataText(shown)) {
-      setName(flag.name);
-      setDescription(flag.description);
-      setMetadata(metadataText(flag));
-    }
-    setShown(flag);
-  }
+  // Someone else's change: an untouched form takes it in; edits are kept, with a notice, and saved
+  // only with the revision they started from (the server refuses to overwrite the newer change).
+  const reload = (f: Flag) => {
+    setName(f.name);
+    setDescription(f.description);
+    setMetadata(metadataText(f));
+  };
+  const conflict = useEditConflict({
+    current: flag,
+    rows: (f) => [
+      ['Name', f.name],
+      ['Description', f.description],
+      ['Metadata', metadataText(f)],
+    ],
+    mine: [
+      ['Name', name],
+      ['Description', description],
+      ['Metadata', metadata],
+    ],
+    onReload: reload,
+    scope: { kind: 'flag', ns: flag.namespaceKey || 'default', key: flag.key },
+  });
 
   const dirty = name !== flag.name || description !== flag.description || metadata !== metadataText(flag);
   useUnsavedChanges(dirty);
@@ -47,11 +58,11 @@ export function FlagDetailsForm({ flag }: { flag: Flag }) {
     try {
       // `{}` clears stored metadata; an absent field would keep it (behavior.md §3.4).
       const meta = metadata.trim() ? (JSON.parse(metadata) as Record<string, never>) : {};
-      const saved = await update({ name: name.trim(), description, metadata: meta });
+      const saved = await update({ name: name.trim(), description, metadata: meta }, { ifMatch: conflict.ifMatch });
       setMetadata(metadataText(saved));
       notify(`Flag "${flag.key}" saved`);
     } catch (err) {
-      setError(err);
+      if (!conflict.refused(err)) setError(err);
     } finally {
       setBusy(false);
     }
@@ -76,6 +87,7 @@ export function FlagDetailsForm({ flag }: { flag: Flag }) {
         hint='Optional JSON object for your own bookkeeping, e.g. {"owner": "growth"}.'
         serverError={fieldError(error, 'metadata')}
       />
+      {conflict.notice}
       <ErrorNote error={formError(error, 'name', 'description', 'metadata')} />
       <div className="actions">
         <button

@@ -10,10 +10,11 @@ import type { Flag } from '../../api/types.js';
 export function useFlagUpdate(ns: string, flagKey: string) {
   const queryClient = useQueryClient();
   return useCallback(
-    async (changes: Partial<api.FlagUpdateInput>): Promise<Flag> => {
+    async (changes: Partial<api.FlagUpdateInput>, options: api.WriteOptions = {}): Promise<Flag> => {
       // The freshest copy: another tab or person may have changed the flag since this page loaded.
+      // A form's edits carry their precondition (options.ifMatch), so they never overwrite that change.
       const current = await api.getFlag(ns, flagKey);
-      const updated = await api.updateFlag(ns, flagKey, api.flagUpdateFrom(current, changes));
+      const updated = await api.updateFlag(ns, flagKey, api.flagUpdateFrom(current, changes), options);
       queryClient.setQueryData(keys.flag(ns, flagKey), updated);
       await queryClient.invalidateQueries({ queryKey: keys.flags(ns) });
       return updated;

@@ -8,14 +8,28 @@ import { TextAreaField, TextField } from '../../components/field.js';
 import { JsonEditor, jsonProblem } from '../../components/json-editor.js';
 import { focusFirstInvalid, formOf } from '../../lib/focus.js';
 import { compactJson, prettyJson } from '../../lib/json.js';
+import { useEditConflict } from '../history/edit-conflict.js';
+import type { HistoryScope } from '../history/history-api.js';
 
 interface VariantFormProps {
+  /** The variant edited, as the page holds it now (absent: a new one). */
   initial?: Variant;
-  onSave: (input: VariantInput) => Promise<unknown>;
+  /** Where the variant's flag's changes are listed (who changed it, when). */
+  scope?: HistoryScope;
+  /** `ifMatch`: the revision the edited variant was read at (ADR 0035). */
+  onSave: (input: VariantInput, ifMatch: string | undefined) => Promise<unknown>;
   onCancel: () => void;
 }
 
-export function VariantForm({ initial, onSave, onCancel }: VariantFormProps) {
+const variantRows = (v: { key: string; name: string; description: string; attachment: string }) =>
+  [
+    ['Key', v.key],
+    ['Name', v.name],
+    ['Description', v.description],
+    ['Attachment', prettyJson(v.attachment)],
+  ] as const;
+
+export function VariantForm({ initial, scope, onSave, onCancel }: VariantFormProps) {
   const [key, setKey] = useState(initial?.key ?? '');
   const [name, setName] = useState(initial?.name ?? '');
   const [description, setDescription] = useState(initial?.description ?? '');
@@ -23,6 +37,19 @@ export function VariantForm({ initial, onSave, onCancel }: VariantFormProps) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [submitted, setSubmitted] = useState(false);
+
+  const conflict = useEditConflict({
+    current: initial,
+    rows: variantRows,
+    mine: variantRows({ key, name, description, attachment }),
+    onReload: (v) => {
+      setKey(v.key);
+      setName(v.name);
+      setDescription(v.description);
+      setAttachment(prettyJson(v.attachment));
+    },
+    scope: scope ?? { kind: 'namespace', ns: initial?.namespaceKey || 'default' },
+  });
 
   const keyIssue = key.trim() ? undefined : 'Required.';
   const attachmentIssue = jsonProblem(attachment);
@@ -34,14 +61,17 @@ export function VariantForm({ initial, onSave, onCancel }: VariantFormProps) {
     setBusy(true);
     setError(null);
     try {
-      await onSave({
-        key: key.trim(),
-        name,
-        description,
-        attachment: attachment.trim() ? compactJson(attachment) : '',
-      });
+      await onSave(
+        {
+          key: key.trim(),
+          name,
+          description,
+          attachment: attachment.trim() ? compactJson(attachment) : '',
+        },
+        conflict.ifMatch,
+      );
     } catch (err) {
-      setError(err);
+      if (!conflict.refused(err)) setError(err);
     } finally {
       setBusy(false);
     }
@@ -71,6 +101,7 @@ export function VariantForm({ initial, onSave, onCancel }: VariantFormProps) {
         hint='Optional JSON sent with the variant, e.g. {"color": "#00f"}.'
         serverError={fieldError(error, 'attachment')}
       />
+      {conflict.notice}
       <ErrorNote error={formError(error, 'key', 'name', 'attachment')} />
       <div className="actions">
         <button type="button" className="btn" onClick={onCancel}>

@@ -34,9 +34,10 @@ export function VariantsSection({ flag }: { flag: Flag }) {
       <li key={v.id} className="list-item">
         <VariantForm
           initial={v}
+          scope={{ kind: 'flag', ns, key: flag.key }}
           onCancel={() => setEditing(null)}
-          onSave={async (input) => {
-            await api.updateVariant(ns, flag.key, v.id, input);
+          onSave={async (input, ifMatch) => {
+            await api.updateVariant(ns, flag.key, v.id, input, { ifMatch });
             await refresh();
             notify(`Variant "${input.key}" saved`);
             setEditing(null);

@@ -40,6 +40,7 @@ export function ActivityPage({ ns }: { ns: string }) {
         />
       </search>
       <ChangeList
+        compact
         key={`${ns}|${type}|${key}`}
         scope={{ kind: 'namespace', ns, ...(type ? { type } : {}), ...(key ? { key } : {}) }}
         empty={type || key ? 'No change matches these filters.' : 'Changes made from now on appear here.'}

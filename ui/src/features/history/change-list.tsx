@@ -14,7 +14,32 @@ import type { DiffContext } from './diff.js';
 import { type Change, type HistoryScope, historyKeys, listChanges } from './history-api.js';
 import { RevertButton } from './revert-dialog.js';
 
-export function ChangeList({ scope, context, empty }: { scope: HistoryScope; context?: DiffContext; empty: string }) {
+/** Consecutive changes of one action (an import, a namespace's delete or revert: one batch). */
+function groupByAction(list: Change[]): Change[][] {
+  const groups: Change[][] = [];
+  for (const c of list) {
+    const last = groups.at(-1);
+    if (last && c.batch && last[0]?.batch === c.batch) last.push(c);
+    else groups.push([c]);
+  }
+  return groups;
+}
+
+/**
+ * `compact` (the Activity page): each entry's diff is folded until asked for, and the changes of one
+ * action are one entry that unfolds into them.
+ */
+export function ChangeList({
+  scope,
+  context,
+  empty,
+  compact = false,
+}: {
+  scope: HistoryScope;
+  context?: DiffContext;
+  empty: string;
+  compact?: boolean;
+}) {
   const changes = useInfiniteQuery({
     queryKey: historyKeys.list(scope),
     queryFn: ({ pageParam, signal }) => listChanges(scope, pageParam || undefined, signal),
@@ -39,10 +64,32 @@ export function ChangeList({ scope, context, empty }: { scope: HistoryScope; con
   const byId = new Map(list.map((c) => [c.id, c]));
   return (
     <>
-      <ol className="list card change-list" aria-label="Changes, newest first">
-        {list.map((c) => (
-          <ChangeItem key={c.id} change={c} reverted={c.reverts ? byId.get(c.reverts) : undefined} context={context} />
-        ))}
+      <ol
+        className={compact ? 'list card change-list change-list-compact' : 'list card change-list'}
+        aria-label="Changes, newest first"
+      >
+        {compact
+          ? groupByAction(list).map((group) =>
+              group.length === 1 ? (
+                <ChangeItem
+                  key={group[0]?.id}
+                  change={group[0] as Change}
+                  reverted={group[0]?.reverts ? byId.get(group[0].reverts) : undefined}
+                  context={context}
+                  folded
+                />
+              ) : (
+                <ActionGroup key={group[0]?.id} changes={group} byId={byId} context={context} />
+              ),
+            )
+          : list.map((c) => (
+              <ChangeItem
+                key={c.id}
+                change={c}
+                reverted={c.reverts ? byId.get(c.reverts) : undefined}
+                context={context}
+              />
+            ))}
       </ol>
       {changes.hasNextPage ? (
         <button
@@ -61,7 +108,51 @@ export function ChangeList({ scope, context, empty }: { scope: HistoryScope; con
   );
 }
 
-function ChangeItem({ change, reverted, context }: { change: Change; reverted?: Change; context?: DiffContext }) {
+/** The changes one action recorded, as one entry: what it was, then each change, folded. */
+function ActionGroup({
+  changes,
+  byId,
+  context,
+}: {
+  changes: Change[];
+  byId: Map<string, Change>;
+  context?: DiffContext;
+}) {
+  const first = changes[0] as Change;
+  const what = first.reverts ? 'One revert' : 'One action (an import or a namespace delete)';
+  return (
+    <li className="list-item change-group" id={`change-${first.id}`} tabIndex={-1} data-change-id={first.id}>
+      <details>
+        <summary>
+          {what}: {changes.length} changes, by {actorLabel(first.actor)} · <DateTime iso={first.createdAt} relative />
+        </summary>
+        <ol className="list" aria-label="Changes of this action">
+          {changes.map((c) => (
+            <ChangeItem
+              key={c.id}
+              change={c}
+              reverted={c.reverts ? byId.get(c.reverts) : undefined}
+              context={context}
+              folded
+            />
+          ))}
+        </ol>
+      </details>
+    </li>
+  );
+}
+
+function ChangeItem({
+  change,
+  reverted,
+  context,
+  folded = false,
+}: {
+  change: Change;
+  reverted?: Change;
+  context?: DiffContext;
+  folded?: boolean;
+}) {
   const owner = changeOwner(change);
   const ns = change.namespaceKey;
   return (
@@ -92,7 +183,14 @@ function ChangeItem({ change, reverted, context }: { change: Change; reverted?: 
         </div>
         {canRevert(change) ? <RevertButton change={change} context={context} /> : null}
       </div>
-      <ChangeDiff change={change} context={context} />
+      {folded ? (
+        <details className="change-details">
+          <summary>What changed</summary>
+          <ChangeDiff change={change} context={context} />
+        </details>
+      ) : (
+        <ChangeDiff change={change} context={context} />
+      )}
     </li>
   );
 }

@@ -1,7 +1,8 @@
 // The frame of every page: skip link, sidebar (brand, namespace switcher, navigation) and the main area.
 // On narrow screens the sidebar becomes a top bar (styles.css).
 
-import { type ReactNode, useEffect } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
+import { useServerReachable } from '../../api/connection.js';
 import { useNamespaces } from '../../api/queries.js';
 import { Link, paths, useLocation } from '../../lib/router.js';
 import { useAuth } from '../auth/auth-context.js';
@@ -43,61 +44,98 @@ function UnknownNamespace({ namespace }: { namespace: string }) {
   );
 }
 
+/** Said while the server cannot be reached; the page's controls are off meanwhile. */
+function ConnectionBanner({ reachable }: { reachable: boolean }) {
+  return (
+    <div role="status" aria-live="polite">
+      {reachable ? null : (
+        <p className="warning connection-lost">
+          <strong>Offline: the server cannot be reached.</strong> Reconnecting… Changes cannot be saved until it is
+          back.
+        </p>
+      )}
+    </div>
+  );
+}
+
 export function AppShell({ namespace, children }: { namespace: string; children: ReactNode }) {
   const { required, hasToken, logout, scope } = useAuth();
+  const reachable = useServerReachable();
+  // At phone width the navigation folds behind a Menu button (styles.css), and folds again on a move.
+  const [menuOpen, setMenuOpen] = useState(false);
+  const { pathname } = useLocation();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new page is the trigger
+  useEffect(() => setMenuOpen(false), [pathname]);
   const section = (name: string) => (p: string) => new RegExp(`^/namespaces/[^/]+/${name}(/|$)`).test(p);
   return (
     <div className="shell">
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <aside className="sidebar">
-        <Link to={paths.flags(namespace)} className="brand">
-          Vexil
-        </Link>
-        {scope ? (
-          <p className="ns-scoped">
-            Namespace <strong>{scope}</strong>
-            <span className="muted"> (your token is limited to it)</span>
-          </p>
-        ) : (
-          <NamespaceSwitcher current={namespace} />
-        )}
-        <PaletteButton />
-        <nav aria-label="Main" className="nav">
-          <NavLink to={paths.flags(namespace)} match={section('flags')}>
-            Flags
-          </NavLink>
-          <NavLink to={paths.segments(namespace)} match={section('segments')}>
-            Segments
-          </NavLink>
-          <NavLink to={paths.console(namespace)} match={section('console')}>
-            Console
-          </NavLink>
-          <NavLink to={paths.activity(namespace)} match={section('activity')}>
-            Activity
-          </NavLink>
-          {scope ? null : (
-            <NavLink to={paths.namespaces()} match={(p) => p.startsWith('/settings/namespaces')}>
-              Namespaces
-            </NavLink>
-          )}
-          {required && !scope ? (
-            <NavLink to={paths.tokens()} match={(p) => p.startsWith('/settings/tokens')}>
-              API tokens
-            </NavLink>
-          ) : null}
-        </nav>
-        <PreferencesMenu />
-        {hasToken ? (
-          <button type="button" className="btn btn-small btn-ghost sign-out" onClick={logout}>
-            Sign out
+      <aside className={menuOpen ? 'sidebar sidebar-open' : 'sidebar'}>
+        <div className="sidebar-top">
+          <Link to={paths.flags(namespace)} className="brand">
+            Vexil
+          </Link>
+          <button
+            type="button"
+            className="btn btn-small menu-toggle"
+            aria-expanded={menuOpen}
+            aria-controls="sidebar-body"
+            onClick={() => setMenuOpen(!menuOpen)}
+          >
+            Menu
           </button>
-        ) : null}
+        </div>
+        <div className="sidebar-body" id="sidebar-body">
+          {scope ? (
+            <p className="ns-scoped">
+              Namespace <strong>{scope}</strong>
+              <span className="muted"> (your token is limited to it)</span>
+            </p>
+          ) : (
+            <NamespaceSwitcher current={namespace} />
+          )}
+          <PaletteButton />
+          <nav aria-label="Main" className="nav">
+            <NavLink to={paths.flags(namespace)} match={section('flags')}>
+              Flags
+            </NavLink>
+            <NavLink to={paths.segments(namespace)} match={section('segments')}>
+              Segments
+            </NavLink>
+            <NavLink to={paths.console(namespace)} match={section('console')}>
+              Console
+            </NavLink>
+            <NavLink to={paths.activity(namespace)} match={section('activity')}>
+              Activity
+            </NavLink>
+            {scope ? null : (
+              <NavLink to={paths.namespaces()} match={(p) => p.startsWith('/settings/namespaces')}>
+                Namespaces
+              </NavLink>
+            )}
+            {required && !scope ? (
+              <NavLink to={paths.tokens()} match={(p) => p.startsWith('/settings/tokens')}>
+                API tokens
+              </NavLink>
+            ) : null}
+          </nav>
+          <PreferencesMenu />
+          {hasToken ? (
+            <button type="button" className="btn btn-small btn-ghost sign-out" onClick={logout}>
+              Sign out
+            </button>
+          ) : null}
+        </div>
       </aside>
       <main className="main" id="main" tabIndex={-1}>
+        <ConnectionBanner reachable={reachable} />
         {scope ? null : <UnknownNamespace namespace={namespace} />}
-        {children}
+        {/* While the server is lost, every control of the page is disabled: nothing would be saved. */}
+        <fieldset className="page-fieldset" disabled={!reachable}>
+          {children}
+        </fieldset>
       </main>
       <CommandPalette ns={namespace} />
     </div>

@@ -270,7 +270,13 @@ export function CopyNamespaceForm({ source, onClose }: { source: string; onClose
     <form className="card form" aria-labelledby={`${id}-title`} onSubmit={submit}>
       <h2 id={`${id}-title`}>Copy namespace {source}</h2>
       <div className="field">
-        <label htmlFor={`${id}-key`}>New key *</label>
+        <label htmlFor={`${id}-key`}>
+          New key
+          <span className="required" aria-hidden="true">
+            {' '}
+            *
+          </span>
+        </label>
         <input
           id={`${id}-key`}
           value={key}

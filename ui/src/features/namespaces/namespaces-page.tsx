@@ -1,7 +1,7 @@
 // Settings → Namespaces: list, create, edit and delete namespaces (the protected `default` cannot be
 // deleted here); export one as a file, import a file, copy one under a new key (namespace-transfer.tsx).
 
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import * as api from '../../api/api.js';
 import { keys, useNamespaces } from '../../api/queries.js';
@@ -38,13 +38,7 @@ function NamespaceRow({
   const notify = useNotify();
   const [force, setForce] = useState(false);
   const [copying, setCopying] = useState(false);
-  if (copying) {
-    return (
-      <li className="list-item">
-        <CopyNamespaceForm source={namespace.key} onClose={() => setCopying(false)} />
-      </li>
-    );
-  }
+  const counts = useNamespaceCounts(namespace.key);
   if (editing) {
     return (
       <li className="list-item">
@@ -62,54 +56,81 @@ function NamespaceRow({
     );
   }
   return (
-    <li className="list-item row-between">
-      <div>
-        <p className="item-title">
-          <Link to={paths.flags(namespace.key)}>{namespace.name}</Link> <code className="key">{namespace.key}</code>
-          {namespace.protected ? <span className="badge">protected</span> : null}
-        </p>
-        {namespace.description ? <p className="muted">{namespace.description}</p> : null}
-      </div>
-      <div className="row-actions">
-        <button
-          type="button"
-          className="btn btn-small"
-          onClick={() => onEdit(namespace.key)}
-          aria-label={`Edit namespace ${namespace.key}`}
-        >
-          Edit
-        </button>
-        <ExportButton namespaceKey={namespace.key} />
-        <button
-          type="button"
-          className="btn btn-small"
-          onClick={() => setCopying(true)}
-          aria-label={`Copy namespace ${namespace.key}`}
-        >
-          Copy
-        </button>
-        {namespace.protected ? null : (
-          <DeleteButton
-            small
-            label="Delete"
-            accessibleLabel={`Delete namespace ${namespace.key}`}
-            title={`Delete namespace "${namespace.key}"?`}
-            extra={<ForceCheckbox checked={force} onChange={setForce} />}
-            onConfirm={async () => {
-              await api.deleteNamespace(namespace.key, force);
-              await queryClient.invalidateQueries({ queryKey: keys.namespaces });
-              notify(`Namespace "${namespace.key}" deleted`);
-            }}
+    <li className="list-item">
+      <div className="row-between">
+        <div>
+          <p className="item-title">
+            <Link to={paths.flags(namespace.key)}>{namespace.name}</Link> <code className="key">{namespace.key}</code>
+            {namespace.protected ? <span className="badge">protected</span> : null}
+          </p>
+          {namespace.description ? <p className="muted">{namespace.description}</p> : null}
+          <p className="muted namespace-counts">
+            {counts.data
+              ? `${plural(counts.data.flags, 'flag')}, ${plural(counts.data.segments, 'segment')}`
+              : counts.error
+                ? 'counts unavailable'
+                : 'counting…'}
+          </p>
+        </div>
+        <div className="row-actions">
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => onEdit(namespace.key)}
+            aria-label={`Edit namespace ${namespace.key}`}
           >
-            <p>
-              Its segments and everything else in it are deleted too. Applications asking for it will get errors. This
-              cannot be undone.
-            </p>
-          </DeleteButton>
-        )}
+            Edit
+          </button>
+          <ExportButton namespaceKey={namespace.key} />
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => setCopying(true)}
+            aria-label={`Copy namespace ${namespace.key}`}
+            aria-expanded={copying}
+          >
+            Copy
+          </button>
+          {namespace.protected ? null : (
+            <DeleteButton
+              small
+              label="Delete"
+              accessibleLabel={`Delete namespace ${namespace.key}`}
+              title={`Delete namespace "${namespace.key}"?`}
+              extra={<ForceCheckbox checked={force} onChange={setForce} />}
+              onConfirm={async () => {
+                await api.deleteNamespace(namespace.key, force);
+                await queryClient.invalidateQueries({ queryKey: keys.namespaces });
+                notify(`Namespace "${namespace.key}" deleted`);
+              }}
+            >
+              <p>
+                Its segments and everything else in it are deleted too. Applications asking for it will get errors. This
+                cannot be undone.
+              </p>
+            </DeleteButton>
+          )}
+        </div>
       </div>
+      {/* Below its row, which stays in view: what is copied is still on screen. */}
+      {copying ? <CopyNamespaceForm source={namespace.key} onClose={() => setCopying(false)} /> : null}
     </li>
   );
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** How many flags and segments a namespace holds: one small read of each list's total. */
+function useNamespaceCounts(ns: string) {
+  return useQuery({
+    queryKey: ['namespace-counts', ns],
+    queryFn: async () => {
+      const [flags, segments] = await Promise.all([api.countFlags(ns), api.countSegments(ns)]);
+      return { flags, segments };
+    },
+  });
 }
 
 export function NamespacesPage() {

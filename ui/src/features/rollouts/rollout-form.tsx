@@ -8,6 +8,7 @@ import { ErrorNote, fieldError, formError } from '../../components/error-note.js
 import { SelectField, TextField } from '../../components/field.js';
 import { parsePercent } from '../../lib/distribution.js';
 import { focusFirstInvalid, formOf } from '../../lib/focus.js';
+import { useEditConflict } from '../history/edit-conflict.js';
 import { SegmentPicker, segmentKeysOf } from '../rules/segment-picker.js';
 
 type Kind = 'threshold' | 'segment';
@@ -16,11 +17,31 @@ interface RolloutFormProps {
   ns: string;
   segments: Segment[];
   initial?: Rollout;
-  onSave: (description: string, rule: RolloutRuleInput) => Promise<unknown>;
+  /** The flag whose changes are listed when someone else changes the rollout. */
+  flagKey?: string;
+  /** `ifMatch`: the revision the edited rollout was read at (ADR 0035). */
+  onSave: (description: string, rule: RolloutRuleInput, ifMatch: string | undefined) => Promise<unknown>;
   onCancel: () => void;
 }
 
-export function RolloutForm({ ns, segments, initial, onSave, onCancel }: RolloutFormProps) {
+/** A rollout's fields as text: what a teammate's change is compared with, and what "Compare" lists. */
+function rolloutRows(description: string, percentage: string, selection: SegmentSelection, value: string) {
+  return [
+    ['Description', description],
+    ['Percentage', percentage],
+    ['Segments', selection.segmentKeys.join(selection.segmentOperator === 'AND_SEGMENT_OPERATOR' ? ' and ' : ' or ')],
+    ['Value', value],
+  ] as const;
+}
+
+const percentageOf = (r: Rollout) => (r.threshold ? String(r.threshold.percentage) : '50');
+const rolloutValueOf = (r: Rollout) => String(r.threshold?.value ?? r.segment?.value ?? true) as 'true' | 'false';
+const selectionOf = (r: Rollout): SegmentSelection => ({
+  segmentKeys: r.segment ? segmentKeysOf(r.segment) : [],
+  segmentOperator: r.segment?.segmentOperator ?? 'OR_SEGMENT_OPERATOR',
+});
+
+export function RolloutForm({ ns, segments, initial, flagKey, onSave, onCancel }: RolloutFormProps) {
   const [kind, setKind] = useState<Kind>(initial?.type === 'SEGMENT_ROLLOUT_TYPE' ? 'segment' : 'threshold');
   const [description, setDescription] = useState(initial?.description ?? '');
   const [percentage, setPercentage] = useState(initial?.threshold ? String(initial.threshold.percentage) : '50');
@@ -35,6 +56,19 @@ export function RolloutForm({ ns, segments, initial, onSave, onCancel }: Rollout
   const [busy, setBusy] = useState(false);
   // "Choose at least one segment" is only news after a save attempt, not the moment Segments is picked.
   const [submitted, setSubmitted] = useState(false);
+
+  const conflict = useEditConflict({
+    current: initial,
+    rows: (r) => rolloutRows(r.description, percentageOf(r), selectionOf(r), rolloutValueOf(r)),
+    mine: rolloutRows(description, percentage, selection, value),
+    onReload: (r) => {
+      setDescription(r.description);
+      setPercentage(percentageOf(r));
+      setSelection(selectionOf(r));
+      setValue(rolloutValueOf(r));
+    },
+    scope: flagKey ? { kind: 'flag', ns, key: flagKey } : { kind: 'namespace', ns },
+  });
 
   const pct = parsePercent(percentage);
   const pctIssue =
@@ -55,9 +89,10 @@ export function RolloutForm({ ns, segments, initial, onSave, onCancel }: Rollout
         kind === 'threshold'
           ? { threshold: { percentage: pct ?? 0, value: v } }
           : { segment: { ...selection, value: v } },
+        conflict.ifMatch,
       );
     } catch (err) {
-      setError(err);
+      if (!conflict.refused(err)) setError(err);
     } finally {
       setBusy(false);
     }
@@ -114,6 +149,7 @@ export function RolloutForm({ ns, segments, initial, onSave, onCancel }: Rollout
         hint="What the flag returns for the entities this rollout matches."
       />
       <TextField label="Description" value={description} onChange={setDescription} />
+      {conflict.notice}
       <ErrorNote error={formError(error, 'threshold.percentage', 'segmentKey', 'segmentKeys')} />
       <div className="actions">
         <button type="button" className="btn" onClick={onCancel}>

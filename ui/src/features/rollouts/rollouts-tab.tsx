@@ -99,9 +99,10 @@ export function RolloutsTab({ flag }: { flag: Flag }) {
                 ns={ns}
                 segments={segmentList}
                 initial={rollout}
+                flagKey={flag.key}
                 onCancel={() => setEditing(null)}
-                onSave={async (description, rule) => {
-                  await api.updateRollout(ns, flag.key, rollout.id, description, rule);
+                onSave={async (description, rule, ifMatch) => {
+                  await api.updateRollout(ns, flag.key, rollout.id, description, rule, { ifMatch });
                   await refresh();
                   notify(`Rollout ${position + 1} saved`);
                   setEditing(null);

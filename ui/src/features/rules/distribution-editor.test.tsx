@@ -3,6 +3,7 @@
 // can be saved when that total is at most 100 (the rest gets no variant, as in Flipt).
 
 import '@testing-library/jest-dom/vitest';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, render, screen } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { useState } from 'react';
@@ -115,10 +116,12 @@ describe('RuleForm', () => {
 
   function setup(initial?: Rule) {
     const onSave = vi
-      .fn<(s: SegmentSelection, d: DistributionInput[]) => Promise<unknown>>()
+      .fn<(s: SegmentSelection, d: DistributionInput[], ifMatch: string | undefined) => Promise<unknown>>()
       .mockResolvedValue(undefined);
     render(
-      <RuleForm ns="default" flag={flag} segments={segments} initial={initial} onSave={onSave} onCancel={() => {}} />,
+      <QueryClientProvider client={new QueryClient()}>
+        <RuleForm ns="default" flag={flag} segments={segments} initial={initial} onSave={onSave} onCancel={() => {}} />
+      </QueryClientProvider>,
     );
     return { user: userEvent.setup(), onSave };
   }
@@ -144,10 +147,14 @@ describe('RuleForm', () => {
     await user.clear(screen.getByLabelText('Percentage for green'));
     await user.type(screen.getByLabelText('Percentage for green'), '40');
     await user.click(create);
-    expect(onSave).toHaveBeenCalledWith({ segmentKeys: ['beta'], segmentOperator: 'OR_SEGMENT_OPERATOR' }, [
-      { variantId: 'v1', rollout: 50 },
-      { variantId: 'v2', rollout: 40 },
-    ]);
+    expect(onSave).toHaveBeenCalledWith(
+      { segmentKeys: ['beta'], segmentOperator: 'OR_SEGMENT_OPERATOR' },
+      [
+        { variantId: 'v1', rollout: 50 },
+        { variantId: 'v2', rollout: 40 },
+      ],
+      undefined,
+    );
   });
 
   it('offers OR/AND once several segments are chosen', async () => {
@@ -160,6 +167,7 @@ describe('RuleForm', () => {
     expect(onSave).toHaveBeenCalledWith(
       { segmentKeys: ['beta', 'staff'], segmentOperator: 'AND_SEGMENT_OPERATOR' },
       expect.any(Array),
+      undefined,
     );
   });
 

@@ -9,6 +9,7 @@ import type { Flag, Rule, Segment } from '../../api/types.js';
 import { ErrorNote, fieldError, formError } from '../../components/error-note.js';
 import { formatPercent, parsePercent } from '../../lib/distribution.js';
 import { focusFirstInvalid, formOf } from '../../lib/focus.js';
+import { useEditConflict } from '../history/edit-conflict.js';
 import { DistributionEditor, type DistributionValues, distributionStatus, evenValues } from './distribution-editor.js';
 import type { DistributionInput } from './save-rule.js';
 import { SegmentPicker, segmentKeysOf } from './segment-picker.js';
@@ -18,7 +19,12 @@ interface RuleFormProps {
   flag: Flag;
   segments: Segment[];
   initial?: Rule;
-  onSave: (selection: SegmentSelection, distributions: DistributionInput[]) => Promise<unknown>;
+  /** `ifMatch`: the revision the edited rule was read at (ADR 0035). */
+  onSave: (
+    selection: SegmentSelection,
+    distributions: DistributionInput[],
+    ifMatch: string | undefined,
+  ) => Promise<unknown>;
   onCancel: () => void;
 }
 
@@ -38,6 +44,23 @@ export function RuleForm({ ns, flag, segments, initial, onSave, onCancel }: Rule
   const [busy, setBusy] = useState(false);
   const [submitted, setSubmitted] = useState(false);
 
+  // The rule's fields as text: what a teammate's change is compared with, and what "Compare" lists.
+  const rowsOf = (sel: SegmentSelection, vals: DistributionValues) => [
+    ['Segments', sel.segmentKeys.join(sel.segmentOperator === 'AND_SEGMENT_OPERATOR' ? ' and ' : ' or ')] as const,
+    ...flag.variants.map((v) => [`${v.key} %`, vals[v.id] ?? ''] as const),
+  ];
+  const conflict = useEditConflict({
+    current: initial,
+    rows: (rule) =>
+      rowsOf({ segmentKeys: segmentKeysOf(rule), segmentOperator: rule.segmentOperator }, initialValues(flag, rule)),
+    mine: rowsOf(selection, values),
+    onReload: (rule) => {
+      setSelection({ segmentKeys: segmentKeysOf(rule), segmentOperator: rule.segmentOperator });
+      setValues(initialValues(flag, rule));
+    },
+    scope: { kind: 'flag', ns, key: flag.key },
+  });
+
   const hasVariants = flag.variants.length > 0;
   const status = distributionStatus(flag.variants, values);
   const segmentsMissing = selection.segmentKeys.length === 0;
@@ -55,9 +78,9 @@ export function RuleForm({ ns, flag, segments, initial, onSave, onCancel }: Rule
         variantId: v.id,
         rollout: parsePercent(values[v.id] ?? '') ?? 0,
       }));
-      await onSave(selection, distributions);
+      await onSave(selection, distributions, conflict.ifMatch);
     } catch (err) {
-      setError(err);
+      if (!conflict.refused(err)) setError(err);
     } finally {
       setBusy(false);
     }
@@ -85,6 +108,7 @@ export function RuleForm({ ns, flag, segments, initial, onSave, onCancel }: Rule
           split traffic.
         </p>
       )}
+      {conflict.notice}
       <ErrorNote error={formError(error, 'segmentKey', 'segmentKeys', 'segmentKey or segmentKeys')} />
       <div className="actions">
         <button type="button" className="btn" onClick={onCancel}>

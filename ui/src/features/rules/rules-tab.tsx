@@ -107,9 +107,9 @@ export function RulesTab({ flag }: { flag: Flag }) {
                 segments={segmentList}
                 initial={rule}
                 onCancel={() => setEditing(null)}
-                onSave={async (selection, distributions) => {
+                onSave={async (selection, distributions, ifMatch) => {
                   try {
-                    await updateRuleWithDistributions(ns, flag.key, rule, selection, distributions);
+                    await updateRuleWithDistributions(ns, flag.key, rule, selection, distributions, ifMatch);
                   } finally {
                     await refresh();
                   }

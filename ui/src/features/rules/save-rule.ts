@@ -1,5 +1,6 @@
-// Saving a rule means several API calls (the rule, then one per distribution). A new rule whose
-// distributions fail is deleted again, so nothing half-configured starts taking traffic.
+// Saving a rule is one request: the rule with its whole split (a Vexil extension, ADR 0036), so it is
+// one transaction, one entry in the history and one revert, and the split never passes through more
+// than 100 % on the way. A 0 % share is no distribution at all.
 
 import * as api from '../../api/api.js';
 import type { Rule } from '../../api/types.js';
@@ -9,46 +10,26 @@ export interface DistributionInput {
   rollout: number;
 }
 
-export async function createRuleWithDistributions(
+const split = (distributions: DistributionInput[]) => distributions.filter((d) => d.rollout > 0);
+
+export function createRuleWithDistributions(
   ns: string,
   flagKey: string,
   rank: number,
   selection: api.SegmentSelection,
   distributions: DistributionInput[],
 ): Promise<Rule> {
-  const rule = await api.createRule(ns, flagKey, rank, selection);
-  try {
-    for (const d of distributions) {
-      if (d.rollout > 0) await api.createDistribution(ns, flagKey, rule.id, d.variantId, d.rollout);
-    }
-  } catch (err) {
-    await api.deleteRule(ns, flagKey, rule.id).catch(() => {});
-    throw err;
-  }
-  return rule;
+  return api.createRule(ns, flagKey, rank, selection, split(distributions));
 }
 
-/** Updates the segments, then brings the distributions to the wanted percentages (0 % removes one). */
-export async function updateRuleWithDistributions(
+/** `ifMatch`: the revision the edited rule was read at (ADR 0035). */
+export function updateRuleWithDistributions(
   ns: string,
   flagKey: string,
   rule: Rule,
   selection: api.SegmentSelection,
   distributions: DistributionInput[],
-): Promise<void> {
-  await api.updateRule(ns, flagKey, rule.id, selection);
-  const existing = new Map(rule.distributions.map((d) => [d.variantId, d]));
-  // Lower shares first, so the rule never sends more than 100 % while the changes land one by one.
-  const ordered = [...distributions].sort(
-    (a, b) =>
-      a.rollout - (existing.get(a.variantId)?.rollout ?? 0) - (b.rollout - (existing.get(b.variantId)?.rollout ?? 0)),
-  );
-  for (const d of ordered) {
-    const current = existing.get(d.variantId);
-    if (current && d.rollout === 0) await api.deleteDistribution(ns, flagKey, rule.id, current.id, current.variantId);
-    else if (current && current.rollout !== d.rollout)
-      await api.updateDistribution(ns, flagKey, rule.id, current.id, d.variantId, d.rollout);
-    else if (!current && d.rollout > 0) await api.createDistribution(ns, flagKey, rule.id, d.variantId, d.rollout);
-  }
-  // Distributions for variants that no longer exist are left to the server's cascade.
+  ifMatch?: string,
+): Promise<Rule> {
+  return api.updateRule(ns, flagKey, rule.id, selection, split(distributions), { ifMatch });
 }

@@ -8,10 +8,13 @@ import { TextAreaField, TextField } from '../../components/field.js';
 import { focusFirstInvalid, formOf } from '../../lib/focus.js';
 import { keyFromName, keyProblem } from '../../lib/format.js';
 import { useUnsavedChanges } from '../../lib/router.js';
+import { useEditConflict } from '../history/edit-conflict.js';
 
 interface SegmentFormProps {
+  /** The segment edited, as the page holds it now (absent: a new one). */
   initial?: Segment;
-  onSave: (input: SegmentInput) => Promise<unknown>;
+  /** `ifMatch`: the revision the edited segment was read at (ADR 0035). */
+  onSave: (input: SegmentInput, ifMatch: string | undefined) => Promise<unknown>;
   onCancel?: () => void;
   submitLabel: string;
 }
@@ -25,6 +28,27 @@ export function SegmentForm({ initial, onSave, onCancel, submitLabel }: SegmentF
   const [submitted, setSubmitted] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+
+  const matchLabel = (m: MatchType) => (m === 'ANY_MATCH_TYPE' ? 'any constraint' : 'all constraints');
+  const conflict = useEditConflict({
+    current: initial,
+    rows: (s) => [
+      ['Name', s.name],
+      ['Description', s.description],
+      ['Matches', matchLabel(s.matchType)],
+    ],
+    mine: [
+      ['Name', name],
+      ['Description', description],
+      ['Matches', matchLabel(matchType)],
+    ],
+    onReload: (s) => {
+      setName(s.name);
+      setDescription(s.description);
+      setMatchType(s.matchType);
+    },
+    scope: { kind: 'segment', ns: initial?.namespaceKey || 'default', key: initial?.key ?? '' },
+  });
 
   const effectiveKey = keyTouched ? key : keyFromName(name);
   const keyIssue = initial ? undefined : keyProblem(effectiveKey);
@@ -42,9 +66,9 @@ export function SegmentForm({ initial, onSave, onCancel, submitLabel }: SegmentF
     setBusy(true);
     setError(null);
     try {
-      await onSave({ key: effectiveKey, name: name.trim(), description, matchType });
+      await onSave({ key: effectiveKey, name: name.trim(), description, matchType }, conflict.ifMatch);
     } catch (err) {
-      setError(err);
+      if (!conflict.refused(err)) setError(err);
     } finally {
       setBusy(false);
     }
@@ -96,6 +120,7 @@ export function SegmentForm({ initial, onSave, onCancel, submitLabel }: SegmentF
           any constraint
         </label>
       </fieldset>
+      {conflict.notice}
       <ErrorNote error={formError(error, 'name', 'key')} />
       <div className="actions">
         {onCancel ? (

@@ -3,6 +3,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import * as api from '../../api/api.js';
 import { ApiError } from '../../api/client.js';
+import { useNamespaceChanges } from '../../api/namespace-changes.js';
 import { keys, useSegment } from '../../api/queries.js';
 import { DeleteButton } from '../../components/confirm-dialog.js';
 import { EmptyState } from '../../components/empty-state.js';
@@ -12,11 +13,12 @@ import { useNotify } from '../../components/notices.js';
 import { PageHeader } from '../../components/page-header.js';
 import { Tabs } from '../../components/tabs.js';
 import { Link, navigate, paths } from '../../lib/router.js';
+import { useAuth } from '../auth/auth-context.js';
 import { SegmentHistory } from '../history/history-tab.js';
 import { CopyToNamespace } from '../transfer/copy-to-namespace.js';
 import { ConstraintsSection } from './constraints-section.js';
 import { SegmentForm } from './segment-form.js';
-import { SegmentUsage } from './segment-usage.js';
+import { SegmentInUse, SegmentUsage } from './segment-usage.js';
 
 export function SegmentPage({
   ns,
@@ -28,6 +30,10 @@ export function SegmentPage({
   tab?: 'details' | 'history';
 }) {
   const segment = useSegment(ns, segmentKey);
+  // Someone else's change refreshes this page, as a flag's (when event streams are on), so an open
+  // form learns of it (history/edit-conflict.tsx).
+  const { needLogin } = useAuth();
+  useNamespaceChanges(ns, needLogin);
   const queryClient = useQueryClient();
   const notify = useNotify();
   const crumbs = [{ label: 'Segments', to: paths.segments(ns) }];
@@ -73,6 +79,7 @@ export function SegmentPage({
                 navigate(paths.segments(ns));
               }}
             >
+              <SegmentInUse ns={ns} segmentKey={s.key} />
               <p>
                 Its constraints are deleted too. A segment still used by a rule or rollout cannot be deleted; remove
                 those first. You can restore a deleted segment by reverting the deletion in Activity.
@@ -94,15 +101,15 @@ export function SegmentPage({
       ) : (
         <div className="stack">
           <SegmentForm
-            key={s.updatedAt}
             initial={s}
             submitLabel="Save details"
-            onSave={async (input) => {
-              await api.updateSegment(ns, s.key, {
-                name: input.name,
-                description: input.description,
-                matchType: input.matchType,
-              });
+            onSave={async (input, ifMatch) => {
+              await api.updateSegment(
+                ns,
+                s.key,
+                { name: input.name, description: input.description, matchType: input.matchType },
+                { ifMatch },
+              );
               await queryClient.invalidateQueries({ queryKey: keys.segment(ns, s.key) });
               await queryClient.invalidateQueries({ queryKey: keys.segments(ns) });
               notify(`Segment "${s.key}" saved`);

@@ -40,11 +40,38 @@ export function flagsUsingSegment(exportText: string, segmentKey: string): Usage
   return out;
 }
 
-export function SegmentUsage({ ns, segmentKey }: { ns: string; segmentKey: string }) {
-  const usage = useQuery({
+const useSegmentUsage = (ns: string, segmentKey: string) =>
+  useQuery({
     queryKey: ['segment-usage', ns, segmentKey],
     queryFn: async () => flagsUsingSegment(await api.exportNamespace(ns, 'json'), segmentKey),
   });
+
+/**
+ * What a delete of the segment would meet, said in its confirmation before anything is tried: the
+ * flags and their rules or rollouts that use it (the server refuses to delete a segment in use).
+ */
+export function SegmentInUse({ ns, segmentKey }: { ns: string; segmentKey: string }) {
+  const usage = useSegmentUsage(ns, segmentKey);
+  if (usage.isPending) return <Loading label="Finding the flags that use it…" />;
+  if (!usage.data?.length) return null;
+  return (
+    <div className="warning" role="note">
+      <p>
+        <strong>It is in use</strong>, so it cannot be deleted until these stop using it:
+      </p>
+      <ul aria-label="Flags using this segment">
+        {usage.data.map((u) => (
+          <li key={u.key}>
+            flag <code className="key">{u.key}</code>: {u.where.join(', ')}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+export function SegmentUsage({ ns, segmentKey }: { ns: string; segmentKey: string }) {
+  const usage = useSegmentUsage(ns, segmentKey);
   return (
     <section className="card" aria-labelledby="segment-usage-title">
       <h2 id="segment-usage-title">Used by</h2>

@@ -78,6 +78,11 @@ export function TokenForm({
         ]}
         hint="A token limited to one namespace can only read and change that namespace; signed in with it, this dashboard shows that namespace only."
       />
+      {/* Until roles exist, a token may do everything within its reach: say so before it is made. */}
+      <p className="token-access" aria-live="polite">
+        This token may: <strong>full access to {namespaceKey ? `namespace ${namespaceKey}` : 'every namespace'}</strong>{' '}
+        (read and change its flags, segments and settings{namespaceKey ? '' : ', and manage tokens'}).
+      </p>
       <ErrorNote error={error} />
       <div className="actions">
         <button type="button" className="btn" onClick={onCancel}>
