@@ -4,6 +4,7 @@
 // with one segment names it in `segmentKey` (and `segmentKeys` is empty), several in `segmentKeys`;
 // float fields print as float32.
 
+import type { Config } from '../config/schema.js';
 import type { Authentication, AuthMethod } from '../domain/authentication.js';
 import type {
   Constraint,
@@ -207,12 +208,21 @@ const METHOD_INFO: readonly { method: AuthMethod; sessionCompatible: boolean }[]
   { method: 'METHOD_JWT', sessionCompatible: false },
 ];
 
-/** The public list of authentication methods (only the token method can be enabled in Vexil). */
-export function authMethodsToWire(tokenMethodEnabled: boolean) {
+/** Which methods `authentication.methods` switches on. */
+export type EnabledAuthMethods = Readonly<Partial<Record<AuthMethod, boolean>>>;
+
+/** The methods this config enables (the others are refused at start, config/flipt-sections.ts). */
+export function enabledMethods(config: Config): EnabledAuthMethods {
+  const methods = config.authentication.methods;
+  return { METHOD_TOKEN: methods.token.enabled, METHOD_JWT: methods.jwt.enabled };
+}
+
+/** The public list of authentication methods, with whether each is enabled here. */
+export function authMethodsToWire(enabled: EnabledAuthMethods) {
   return {
     methods: METHOD_INFO.map(({ method, sessionCompatible }) => ({
       method,
-      enabled: method === 'METHOD_TOKEN' ? tokenMethodEnabled : false,
+      enabled: enabled[method] === true,
       sessionCompatible,
     })),
   };

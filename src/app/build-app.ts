@@ -36,6 +36,7 @@ import { grpcTelemetryInterceptor, routeGrpcLogs } from '../telemetry/grpc.js';
 import { createLogger } from '../telemetry/logger.js';
 import { createMetrics, type Metrics } from '../telemetry/metrics.js';
 import { createTracing, type Tracing } from '../telemetry/tracing.js';
+import { buildAuthMethods } from './auth-methods.js';
 import { type DrainOutcome, drainTransports } from './drain.js';
 import { checkEventStreamSettings, createEventStreams, type EventStreams } from './event-streams.js';
 import { applySeed } from './seed.js';
@@ -100,6 +101,7 @@ function readTls(server: Config['server']): { key: Buffer; cert: Buffer } | unde
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const tls = readTls(config.server);
   checkEventStreamSettings(config);
+  const authMethods = buildAuthMethods(config);
   const logger = options.logger ?? createLogger(config.log);
   for (const key of deprecatedKeysInUse(config)) logger.warn(`deprecated config key in use: ${key}`);
   const metrics = createMetrics(config.metrics);
@@ -152,7 +154,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const services = createServices(
     db.kysely,
     { snapshots, batchLimit: config.evaluation.batch_limit, metrics, tracing },
-    { dialect: db.dialect, ...(tokens ? { tokens } : {}) },
+    { dialect: db.dialect, ...(tokens ? { tokens } : {}), ...authMethods },
   );
   // Read-your-writes on this instance; other instances' writes arrive through the poller.
   services.changes.subscribe((namespaceKey) => snapshots.invalidate(namespaceKey, 'write'));

@@ -52,6 +52,18 @@ function otherBearerSpelling(authorization: string): string {
 }
 
 /**
+ * The token of Flipt's `Authorization: JWT <token>` (the JWT method), in any case and with one or more
+ * spaces; undefined for any other scheme. Asked only once the header is known not to be Bearer.
+ */
+export function presentedJwt(authorization: string | undefined): string | undefined {
+  if (authorization === undefined || authorization.length <= 4 || authorization.slice(0, 4).toLowerCase() !== 'jwt ') {
+    return undefined;
+  }
+  const token = authorization.slice(4).replace(/^ +/, '');
+  return token === '' ? undefined : token;
+}
+
+/**
  * Whether the raw header list (name, value, name, value…) names Authorization more than once. Node keeps
  * only the first in `headers`, so a proxy and Vexil could each read a different credential.
  */

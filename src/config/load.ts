@@ -6,6 +6,7 @@ import type { TSchema } from 'typebox';
 import Value from 'typebox/value';
 import { parse as parseYaml } from 'yaml';
 import { auditConfigProblem } from './audit.js';
+import { authMethodsProblem } from './auth-methods.js';
 import { parseDuration } from './duration.js';
 import { dropInertSettings, listsFromStrings, unsupportedSetting } from './flipt-sections.js';
 import { type Config, ConfigSchema } from './schema.js';
@@ -197,6 +198,8 @@ export function loadConfig(options: LoadOptions = {}): Config {
       if (config.server[key] === '') throw new ConfigError(`invalid config at server.${key}: required with https`);
     }
   }
+  const methodProblem = authMethodsProblem(config.authentication.methods);
+  if (methodProblem) throw new ConfigError(`invalid config at ${methodProblem}`);
   const auditProblem = auditConfigProblem(config.audit);
   if (auditProblem) throw new ConfigError(`invalid config at ${auditProblem}`);
   config.log.level = pinoLevel(config.log.level) as Config['log']['level'];

@@ -205,7 +205,19 @@ export const ConfigSchema = Type.Object(
         oidc: OtherMethod(),
         github: OtherMethod(),
         kubernetes: OtherMethod(),
-        jwt: OtherMethod(),
+        /** Flipt's JWT method: `Authorization: JWT <token>` verified against jwks_url or public_key_file (auth/methods/jwt.ts). */
+        jwt: Section({
+          enabled: Type.Boolean({ default: false }),
+          jwks_url: Type.String({ default: '' }),
+          public_key_file: Type.String({ default: '' }),
+          validate_claims: Section({
+            issuer: Type.String({ default: '' }),
+            subject: Type.String({ default: '' }),
+            audiences: Type.Array(Type.String(), { default: [] }),
+          }),
+          /** Flipt's per-method key; nothing is stored per JWT, so there is nothing to clean up. */
+          cleanup: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+        }),
         cloud: OtherMethod(),
       }),
     }),

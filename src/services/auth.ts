@@ -5,6 +5,7 @@
 
 import type { Kysely } from 'kysely';
 import { generateClientToken, hashClientToken } from '../auth/client-token.js';
+import type { JwtVerifier } from '../auth/methods/jwt.js';
 import type { TokenCache } from '../auth/token-cache.js';
 import { type Authentication, type AuthMethod, isExpired, TOKEN_METADATA } from '../domain/authentication.js';
 import { NotFoundError } from '../domain/errors.js';
@@ -71,6 +72,8 @@ export class AuthService {
     private readonly tokens?: TokenCache,
     /** Told of the token changes recorded (metrics, the audit outbox). */
     private readonly recorded?: RecordedChanges,
+    /** The JWT method's verifier (`authentication.methods.jwt` on): `Authorization: JWT <token>`. */
+    readonly jwt?: JwtVerifier,
   ) {}
 
   #find(db: Kysely<Database>, id: string): Promise<Authentication | undefined> {

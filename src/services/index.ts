@@ -2,6 +2,7 @@
 // (storage/store.ts), here their Kysely implementations.
 
 import type { Kysely } from 'kysely';
+import type { JwtVerifier } from '../auth/methods/jwt.js';
 import type { TokenCache } from '../auth/token-cache.js';
 import type { SnapshotCache } from '../cache/snapshot-cache.js';
 import { sqlAuthenticationStore } from '../storage/authentications.js';
@@ -68,6 +69,8 @@ export interface EvaluationDeps extends EvaluationServiceOptions {
 export interface ServiceOptions {
   /** Remembers presented tokens (absent: every protected request looks its token up). */
   tokens?: TokenCache;
+  /** Verifies `Authorization: JWT` credentials (`authentication.methods.jwt` on). */
+  jwt?: JwtVerifier;
   /** The database's dialect: exports read each namespace at its consistent isolation (default: sqlite). */
   dialect?: DialectName;
 }
@@ -93,7 +96,7 @@ export function createServices(
       rules: sqlRuleStore,
       rollouts: sqlRolloutStore,
     }),
-    auth: new AuthService(db, sqlAuthenticationStore, sqlOperationLockStore, options.tokens, recorded),
+    auth: new AuthService(db, sqlAuthenticationStore, sqlOperationLockStore, options.tokens, recorded, options.jwt),
     namespaces: new NamespaceService(ctx, sqlNamespaceStore, states),
     flags: new FlagService(ctx, sqlFlagStore, sqlNamespaceStore, states),
     variants: new VariantService(ctx, sqlVariantStore, sqlNamespaceStore, states),

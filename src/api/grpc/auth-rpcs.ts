@@ -5,9 +5,9 @@
 
 import type { Config } from '../../config/schema.js';
 import { AUTH_METHODS, type AuthMethod } from '../../domain/authentication.js';
-import { UnauthenticatedError, UnimplementedError } from '../../domain/errors.js';
+import { InvalidArgumentError, UnauthenticatedError, UnimplementedError } from '../../domain/errors.js';
 import type { Services } from '../../services/index.js';
-import { authenticationToWire, authMethodsToWire, createdTokenToWire } from '../resource-shapes.js';
+import { authenticationToWire, authMethodsToWire, createdTokenToWire, enabledMethods } from '../resource-shapes.js';
 import { type TimestampMessage, timestampText, wireToMessage } from './messages.js';
 import type { Rpc, RpcContext } from './rpc.js';
 
@@ -33,7 +33,7 @@ export function publicAuthRpcs(config: Config): Rpc<never>[] {
   const listMethods: Rpc<Req> = {
     method: 'ListAuthenticationMethods',
     kind: 'auth-methods',
-    handle: () => message(authMethodsToWire(config.authentication.methods.token.enabled)),
+    handle: () => message(authMethodsToWire(enabledMethods(config))),
   };
   return [listMethods] as Rpc<never>[];
 }
@@ -74,7 +74,11 @@ export function authRpcs({ auth }: Services): Rpc<never>[] {
       kind: 'auth',
       write: true,
       async handle(r, context) {
-        await auth.expire(self(context).id, dateOf(r.expiresAt) ?? new Date());
+        const id = self(context).id;
+        // A JWT is not stored, so there is nothing to expire: it ends at its own `exp`.
+        if (id === '')
+          throw new InvalidArgumentError('a JWT is not stored and cannot be expired; it ends at its exp claim');
+        await auth.expire(id, dateOf(r.expiresAt) ?? new Date());
         return EMPTY;
       },
     },

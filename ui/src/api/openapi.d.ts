@@ -4300,7 +4300,7 @@ export interface paths {
                                 /** @description created, updated, deleted */
                                 action: string;
                                 actor: {
-                                    /** @description `token`, `none` (authentication off), `bootstrap` or `cli` */
+                                    /** @description the method (`token`, `jwt`, `oidc`, `github`, `kubernetes`), `none` (authentication off), `bootstrap` or `cli` */
                                     authentication: string;
                                     ip?: string;
                                     tokenId?: string;
@@ -4451,7 +4451,7 @@ export interface paths {
                                 /** @description created, updated, deleted */
                                 action: string;
                                 actor: {
-                                    /** @description `token`, `none` (authentication off), `bootstrap` or `cli` */
+                                    /** @description the method (`token`, `jwt`, `oidc`, `github`, `kubernetes`), `none` (authentication off), `bootstrap` or `cli` */
                                     authentication: string;
                                     ip?: string;
                                     tokenId?: string;
@@ -4600,7 +4600,7 @@ export interface paths {
                                 /** @description created, updated, deleted */
                                 action: string;
                                 actor: {
-                                    /** @description `token`, `none` (authentication off), `bootstrap` or `cli` */
+                                    /** @description the method (`token`, `jwt`, `oidc`, `github`, `kubernetes`), `none` (authentication off), `bootstrap` or `cli` */
                                     authentication: string;
                                     ip?: string;
                                     tokenId?: string;
@@ -4749,7 +4749,7 @@ export interface paths {
                                 /** @description created, updated, deleted */
                                 action: string;
                                 actor: {
-                                    /** @description `token`, `none` (authentication off), `bootstrap` or `cli` */
+                                    /** @description the method (`token`, `jwt`, `oidc`, `github`, `kubernetes`), `none` (authentication off), `bootstrap` or `cli` */
                                     authentication: string;
                                     ip?: string;
                                     tokenId?: string;
@@ -4885,7 +4885,7 @@ export interface paths {
                             /** @description created, updated, deleted */
                             action: string;
                             actor: {
-                                /** @description `token`, `none` (authentication off), `bootstrap` or `cli` */
+                                /** @description the method (`token`, `jwt`, `oidc`, `github`, `kubernetes`), `none` (authentication off), `bootstrap` or `cli` */
                                 authentication: string;
                                 ip?: string;
                                 tokenId?: string;
@@ -5026,7 +5026,7 @@ export interface paths {
                             /** @description created, updated, deleted */
                             action: string;
                             actor: {
-                                /** @description `token`, `none` (authentication off), `bootstrap` or `cli` */
+                                /** @description the method (`token`, `jwt`, `oidc`, `github`, `kubernetes`), `none` (authentication off), `bootstrap` or `cli` */
                                 authentication: string;
                                 ip?: string;
                                 tokenId?: string;
