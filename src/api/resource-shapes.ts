@@ -208,22 +208,39 @@ const METHOD_INFO: readonly { method: AuthMethod; sessionCompatible: boolean }[]
   { method: 'METHOD_JWT', sessionCompatible: false },
 ];
 
-/** Which methods `authentication.methods` switches on. */
-export type EnabledAuthMethods = Readonly<Partial<Record<AuthMethod, boolean>>>;
+/** Which methods `authentication.methods` switches on, with the metadata Flipt lists for each. */
+export type EnabledAuthMethods = Readonly<Partial<Record<AuthMethod, { metadata?: Record<string, unknown> }>>>;
 
 /** The methods this config enables (the others are refused at start, config/flipt-sections.ts). */
 export function enabledMethods(config: Config): EnabledAuthMethods {
   const methods = config.authentication.methods;
-  return { METHOD_TOKEN: methods.token.enabled, METHOD_JWT: methods.jwt.enabled };
+  const enabled: Partial<Record<AuthMethod, { metadata?: Record<string, unknown> }>> = {};
+  if (methods.token.enabled) enabled.METHOD_TOKEN = {};
+  if (methods.jwt.enabled) enabled.METHOD_JWT = {};
+  if (methods.oidc.enabled) {
+    const providers: Record<string, unknown> = {};
+    for (const name of Object.keys(methods.oidc.providers)) {
+      providers[name] = {
+        authorize_url: `/auth/v1/method/oidc/${name}/authorize`,
+        callback_url: `/auth/v1/method/oidc/${name}/callback`,
+      };
+    }
+    enabled.METHOD_OIDC = { metadata: { providers } };
+  }
+  return enabled;
 }
 
 /** The public list of authentication methods, with whether each is enabled here. */
 export function authMethodsToWire(enabled: EnabledAuthMethods) {
   return {
-    methods: METHOD_INFO.map(({ method, sessionCompatible }) => ({
-      method,
-      enabled: enabled[method] === true,
-      sessionCompatible,
-    })),
+    methods: METHOD_INFO.map(({ method, sessionCompatible }) => {
+      const on = enabled[method];
+      return {
+        method,
+        enabled: on !== undefined,
+        sessionCompatible,
+        ...(on?.metadata ? { metadata: on.metadata } : {}),
+      };
+    }),
   };
 }

@@ -1,17 +1,23 @@
 // The login methods besides tokens, built from `authentication.methods.*` before anything listens:
 // what cannot work (an unreadable key file) stops start-up with a line naming the key.
 
+import type { Kysely } from 'kysely';
 import { JwtVerifier } from '../auth/methods/jwt.js';
-import { ConfigError } from '../config/load.js';
+import { OidcMethod } from '../auth/methods/oidc.js';
+import { ConfigError, ms } from '../config/load.js';
 import type { Config } from '../config/schema.js';
+import type { SignInMethods } from '../services/auth.js';
+import type { Database } from '../storage/schema.js';
 
-export interface AuthMethods {
-  jwt?: JwtVerifier;
-}
-
-/** Throws the ConfigError naming the setting that cannot be used. */
-export function buildAuthMethods(config: Config): AuthMethods {
-  const methods: AuthMethods = {};
+/**
+ * Throws the ConfigError naming the setting that cannot be used. Without `db` (`vexil config validate`)
+ * only what needs no database is built.
+ */
+export function buildAuthMethods(config: Config, db?: Kysely<Database>): SignInMethods {
+  const session = config.authentication.session;
+  const methods: SignInMethods = { sessionLifetimeMs: ms(session.token_lifetime) };
+  const oidc = config.authentication.methods.oidc;
+  if (oidc.enabled && db !== undefined) methods.oidc = new OidcMethod(db, oidc, ms(session.state_lifetime));
   const jwt = config.authentication.methods.jwt;
   if (jwt.enabled) {
     try {

@@ -49,3 +49,23 @@ export function createTokenCleanup(db: Kysely<Database>, config: Config, logger:
   if (!token.enabled && changesRetentionMs === 0) return undefined;
   return new TokenCleanupJob({ db, intervalMs, gracePeriodMs, logger, tokens: token.enabled, changesRetentionMs });
 }
+
+/** The OIDC method's cleanup: expired sessions after `oidc.cleanup.grace_period`, and abandoned sign-ins. */
+export function createSessionCleanup(
+  db: Kysely<Database>,
+  config: Config,
+  logger: Logger,
+): TokenCleanupJob | undefined {
+  const oidc = config.authentication.methods.oidc;
+  if (!oidc.enabled) return undefined;
+  const intervalMs = ms(oidc.cleanup.interval);
+  const gracePeriodMs = ms(oidc.cleanup.grace_period);
+  for (const [key, value] of [
+    ['interval', intervalMs],
+    ['grace_period', gracePeriodMs],
+  ] as const) {
+    if (!(value > 0))
+      throw new ConfigError(`invalid config at authentication.methods.oidc.cleanup.${key}: must be greater than 0`);
+  }
+  return new TokenCleanupJob({ db, intervalMs, gracePeriodMs, logger, method: 'METHOD_OIDC', loginStates: true });
+}

@@ -83,3 +83,31 @@ export function clearedSessionCookies(domain: string): string[] {
   const scope = `Path=/; ${domain ? `Domain=${domain}; ` : ''}Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT`;
   return [`${STATE_COOKIE}=; ${scope}`, `${TOKEN_COOKIE}=; ${scope}; HttpOnly`];
 }
+
+/** The session settings the sign-in cookies follow (`authentication.session`). */
+export interface CookieSettings {
+  domain: string;
+  secure: boolean;
+}
+
+function cookieScope(path: string, maxAgeSeconds: number, settings: CookieSettings): string {
+  // As Flipt: no Domain for localhost (browsers refuse a Domain cookie there).
+  const domain = settings.domain && settings.domain !== 'localhost' ? `; Domain=${settings.domain}` : '';
+  return `Path=${path}${domain}; Max-Age=${maxAgeSeconds}; HttpOnly${settings.secure ? '; Secure' : ''}`;
+}
+
+/** The state cookie of a sign-in under way: sent back only to its callback, also after the provider's redirect. */
+export function stateCookie(state: string, callbackPath: string, lifetimeMs: number, settings: CookieSettings): string {
+  return `${STATE_COOKIE}=${state}; ${cookieScope(callbackPath, Math.ceil(lifetimeMs / 1000), settings)}; SameSite=Lax`;
+}
+
+/** Removes the state cookie at the callback: a state is good for one sign-in. */
+export function clearedStateCookie(callbackPath: string, settings: CookieSettings): string {
+  return `${STATE_COOKIE}=; ${cookieScope(callbackPath, 0, settings)}; SameSite=Lax`;
+}
+
+/** The session cookie a sign-in sets: the new session's client token. */
+export function sessionCookie(clientToken: string, expiresAt: Date, settings: CookieSettings): string {
+  const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - Date.now()) / 1000));
+  return `${TOKEN_COOKIE}=${clientToken}; ${cookieScope('/', maxAge, settings)}; SameSite=Strict`;
+}

@@ -16,6 +16,40 @@ export function authMethodsProblem(methods: Config['authentication']['methods'])
     if (jwt.jwks_url !== '' && !isHttpUrl(jwt.jwks_url))
       return `${where}.jwks_url: "${jwt.jwks_url}" is not an http(s) URL`;
   }
+  const oidc = methods.oidc;
+  if (oidc.enabled) {
+    const where = 'authentication.methods.oidc';
+    const names = Object.keys(oidc.providers);
+    if (names.length === 0) return `${where}.providers: at least one provider is required`;
+    for (const name of names) {
+      if (!/^[A-Za-z0-9_-]+$/.test(name))
+        return `${where}.providers.${name}: a provider's name may hold letters, digits, _ and - only`;
+      const provider = oidc.providers[name] as (typeof oidc.providers)[string];
+      for (const key of ['issuer_url', 'client_id', 'client_secret', 'redirect_address'] as const) {
+        if (!provider[key]) return `${where}.providers.${name}.${key}: required`;
+      }
+      for (const key of ['issuer_url', 'redirect_address'] as const) {
+        if (!isHttpUrl(provider[key] ?? ''))
+          return `${where}.providers.${name}.${key}: "${provider[key]}" is not an http(s) URL`;
+      }
+    }
+    for (const pattern of oidc.email_matches) {
+      try {
+        new RegExp(pattern);
+      } catch {
+        return `${where}.email_matches: "${pattern}" is not a regular expression`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** `authentication.session.domain` as a cookie's Domain: the host of what is configured (no scheme, no port). */
+export function sessionProblem(authentication: Config['authentication']): string | undefined {
+  if (!authentication.methods.oidc.enabled) return undefined;
+  if (authentication.session.domain === '') {
+    return 'authentication.session.domain: required when a sign-in method (oidc) is enabled';
+  }
   return undefined;
 }
 

@@ -9,7 +9,7 @@ import type { Config } from './schema.js';
 type Json = Record<string, unknown>;
 
 /** Flipt's login methods Vexil does not build yet, as `authentication.methods` names them. */
-export const OTHER_METHODS = ['oidc', 'github', 'kubernetes', 'cloud'] as const;
+export const OTHER_METHODS = ['github', 'kubernetes', 'cloud'] as const;
 
 interface Refusal {
   path: string;
@@ -37,7 +37,7 @@ const REFUSALS: readonly Refusal[] = [
     (method): Refusal => ({
       path: `authentication.methods.${method}.enabled`,
       applies: (c) => c.authentication.methods[method]?.enabled === true,
-      why: `the ${method} authentication method is not supported yet (supported: authentication.methods.token, jwt)`,
+      why: `the ${method} authentication method is not supported yet (supported: authentication.methods.token, jwt, oidc)`,
     }),
   ),
 ];
@@ -81,6 +81,7 @@ const LIST_KEYS = [
   ['cors', 'allowed_headers'],
   ['authentication', 'session', 'csrf', 'trusted_origins'],
   ['authentication', 'methods', 'jwt', 'validate_claims', 'audiences'],
+  ['authentication', 'methods', 'oidc', 'email_matches'],
 ] as const;
 
 /** Reads a string where Flipt takes a list or a string (`allowed_origins: "*"`) as that list. */

@@ -93,7 +93,12 @@ describe('loadConfig', () => {
       'analytics.storage.prometheus.enabled',
       /analytics/,
     ],
-    ['authentication:\n  methods:\n    oidc:\n      enabled: true\n', 'authentication.methods.oidc.enabled', /oidc/],
+    // OIDC is built (issue 40): refused only without providers.
+    [
+      'authentication:\n  methods:\n    oidc:\n      enabled: true\n',
+      'authentication.methods.oidc.providers',
+      /provider/,
+    ],
     [
       'authentication:\n  methods:\n    github:\n      enabled: true\n',
       'authentication.methods.github.enabled',
@@ -119,8 +124,8 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ env: { VEXIL_AUTHORIZATION_REQUIRED: 'true' } })).toThrow(
       /^invalid config at authorization\.required: /,
     );
-    expect(() => loadConfig({ env: { VEXIL_AUTHENTICATION_METHODS_OIDC_ENABLED: '1' } })).toThrow(
-      /^invalid config at authentication\.methods\.oidc\.enabled: /,
+    expect(() => loadConfig({ env: { VEXIL_AUTHENTICATION_METHODS_GITHUB_ENABLED: '1' } })).toThrow(
+      /^invalid config at authentication\.methods\.github\.enabled: /,
     );
     expect(loadConfig({ env: { VEXIL_AUTHORIZATION_REQUIRED: 'false' } }).authorization.required).toBe(false);
   });

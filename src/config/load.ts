@@ -6,7 +6,7 @@ import type { TSchema } from 'typebox';
 import Value from 'typebox/value';
 import { parse as parseYaml } from 'yaml';
 import { auditConfigProblem } from './audit.js';
-import { authMethodsProblem } from './auth-methods.js';
+import { authMethodsProblem, sessionProblem } from './auth-methods.js';
 import { parseDuration } from './duration.js';
 import { dropInertSettings, listsFromStrings, unsupportedSetting } from './flipt-sections.js';
 import { type Config, ConfigSchema } from './schema.js';
@@ -198,8 +198,13 @@ export function loadConfig(options: LoadOptions = {}): Config {
       if (config.server[key] === '') throw new ConfigError(`invalid config at server.${key}: required with https`);
     }
   }
-  const methodProblem = authMethodsProblem(config.authentication.methods);
+  const methodProblem = authMethodsProblem(config.authentication.methods) ?? sessionProblem(config.authentication);
   if (methodProblem) throw new ConfigError(`invalid config at ${methodProblem}`);
+  // As Flipt: a cookie's Domain has no scheme and no port.
+  const domain = config.authentication.session.domain;
+  if (domain !== '') {
+    config.authentication.session.domain = new URL(domain.includes('://') ? domain : `http://${domain}`).hostname;
+  }
   const auditProblem = auditConfigProblem(config.audit);
   if (auditProblem) throw new ConfigError(`invalid config at ${auditProblem}`);
   config.log.level = pinoLevel(config.log.level) as Config['log']['level'];

@@ -2,7 +2,6 @@
 // (storage/store.ts), here their Kysely implementations.
 
 import type { Kysely } from 'kysely';
-import type { JwtVerifier } from '../auth/methods/jwt.js';
 import type { TokenCache } from '../auth/token-cache.js';
 import type { SnapshotCache } from '../cache/snapshot-cache.js';
 import { sqlAuthenticationStore } from '../storage/authentications.js';
@@ -16,7 +15,7 @@ import { sqlRuleStore } from '../storage/rules.js';
 import type { Database } from '../storage/schema.js';
 import { sqlSegmentStore } from '../storage/segments.js';
 import { sqlVariantStore } from '../storage/variants.js';
-import { AuthService } from './auth.js';
+import { AuthService, type SignInMethods } from './auth.js';
 import { RecordedChanges } from './change-recorder.js';
 import { ChangeFeed } from './changes.js';
 import { ConstraintService } from './constraints.js';
@@ -69,8 +68,8 @@ export interface EvaluationDeps extends EvaluationServiceOptions {
 export interface ServiceOptions {
   /** Remembers presented tokens (absent: every protected request looks its token up). */
   tokens?: TokenCache;
-  /** Verifies `Authorization: JWT` credentials (`authentication.methods.jwt` on). */
-  jwt?: JwtVerifier;
+  /** The sign-in methods besides tokens that are on (JWT, OIDC). */
+  methods?: SignInMethods;
   /** The database's dialect: exports read each namespace at its consistent isolation (default: sqlite). */
   dialect?: DialectName;
 }
@@ -96,7 +95,7 @@ export function createServices(
       rules: sqlRuleStore,
       rollouts: sqlRolloutStore,
     }),
-    auth: new AuthService(db, sqlAuthenticationStore, sqlOperationLockStore, options.tokens, recorded, options.jwt),
+    auth: new AuthService(db, sqlAuthenticationStore, sqlOperationLockStore, options.tokens, recorded, options.methods),
     namespaces: new NamespaceService(ctx, sqlNamespaceStore, states),
     flags: new FlagService(ctx, sqlFlagStore, sqlNamespaceStore, states),
     variants: new VariantService(ctx, sqlVariantStore, sqlNamespaceStore, states),

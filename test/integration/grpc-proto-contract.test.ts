@@ -184,7 +184,7 @@ const MESSAGES: Record<string, string> = {
     'EvaluationNamespace namespace = 1; repeated EvaluationFlag flags = 2',
   'flipt.evaluation.EvaluationNamespaceSnapshotRequest': 'string key = 1; string reference = 2',
 
-  // flipt.auth (auth/auth.proto; the token method only)
+  // flipt.auth (auth/auth.proto; the token and OIDC methods)
   'flipt.auth.MethodInfo':
     'Method method = 1; bool enabled = 2; bool session_compatible = 3; google.protobuf.Struct metadata = 4',
   'flipt.auth.ListAuthenticationMethodsResponse': 'repeated MethodInfo methods = 1',
@@ -201,6 +201,10 @@ const MESSAGES: Record<string, string> = {
     'string name = 1; string description = 2; google.protobuf.Timestamp expires_at = 3; string namespace_key = 4; ' +
     'map<string, string> metadata = 7',
   'flipt.auth.CreateTokenResponse': 'string client_token = 1; Authentication authentication = 2',
+  'flipt.auth.AuthorizeURLRequest': 'string provider = 1; string state = 2',
+  'flipt.auth.AuthorizeURLResponse': 'string authorize_url = 1',
+  'flipt.auth.CallbackRequest': 'string provider = 1; string code = 2; string state = 3',
+  'flipt.auth.CallbackResponse': 'string client_token = 1; Authentication authentication = 2',
 
   // flipt.ofrep (ofrep/ofrep.proto)
   'flipt.ofrep.GetProviderConfigurationRequest': '',
@@ -306,6 +310,8 @@ const SERVICES: Record<string, string> = {
     `DeleteAuthentication(DeleteAuthenticationRequest) returns (${EMPTY}); ` +
     `ExpireAuthenticationSelf(ExpireAuthenticationSelfRequest) returns (${EMPTY})`,
   'flipt.auth.AuthenticationMethodTokenService': 'CreateToken(CreateTokenRequest) returns (CreateTokenResponse)',
+  'flipt.auth.AuthenticationMethodOIDCService':
+    'AuthorizeURL(AuthorizeURLRequest) returns (AuthorizeURLResponse); Callback(CallbackRequest) returns (CallbackResponse)',
   'flipt.ofrep.OFREPService':
     'GetProviderConfiguration(GetProviderConfigurationRequest) returns (GetProviderConfigurationResponse); ' +
     'EvaluateFlag(EvaluateFlagRequest) returns (EvaluatedFlag); ' +
@@ -464,7 +470,7 @@ describe("gRPC wire contract (proto/ against Flipt v1.61's protos)", () => {
     expect(actual.services).toEqual(
       Object.fromEntries(Object.entries(SERVICES).map(([k, v]) => [k, sorted(items(v))])),
     );
-    expect(Object.values(actual.services).flat()).toHaveLength(52);
+    expect(Object.values(actual.services).flat()).toHaveLength(54);
   });
 
   it('fails on a field with a wrong number, a wrong type or outside its oneof', () => {

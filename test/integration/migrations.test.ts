@@ -25,6 +25,7 @@ describeEachBackend('migrations', (backend) => {
       '003-seed-state',
       '004-changes',
       '005-audit-delivery',
+      '006-login-states',
     ]);
     const ns = await db.kysely.selectFrom('namespaces').selectAll().execute();
     expect(ns).toHaveLength(1);

@@ -117,6 +117,7 @@ describe.skipIf(!postgres)(
         '003-seed-state',
         '004-changes',
         '005-audit-delivery',
+        '006-login-states',
       ]);
     });
 

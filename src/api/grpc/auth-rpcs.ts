@@ -33,7 +33,8 @@ export function publicAuthRpcs(config: Config): Rpc<never>[] {
   const listMethods: Rpc<Req> = {
     method: 'ListAuthenticationMethods',
     kind: 'auth-methods',
-    handle: () => message(authMethodsToWire(enabledMethods(config))),
+    // MethodInfo.metadata is a Struct.
+    handle: () => wireToMessage(authMethodsToWire(enabledMethods(config))),
   };
   return [listMethods] as Rpc<never>[];
 }
@@ -107,4 +108,36 @@ export function tokenMethodRpcs({ auth }: Services, config: Config): Rpc<never>[
     },
   };
   return [createToken] as Rpc<never>[];
+}
+
+/** flipt.auth.AuthenticationMethodOIDCService: open calls; UNIMPLEMENTED while the method is off, as in Flipt. */
+export function oidcMethodRpcs({ auth }: Services): Rpc<never>[] {
+  const oidc = () => {
+    if (auth.oidc === undefined) throw new UnimplementedError('authentication method oidc is not enabled');
+    return auth.oidc;
+  };
+  const rpcs: Rpc<Req>[] = [
+    {
+      method: 'AuthorizeURL',
+      kind: 'auth-methods',
+      async handle(r) {
+        // A gRPC client may choose the state (Flipt passes it through); it is stored and used once.
+        const { authorizeUrl } = await oidc().authorize(r.provider, r.state || undefined);
+        return { authorizeUrl };
+      },
+    },
+    {
+      method: 'Callback',
+      kind: 'auth-methods',
+      async handle(r) {
+        oidc();
+        const query = new URLSearchParams();
+        if (r.code) query.set('code', r.code);
+        query.set('state', r.state ?? '');
+        const created = await auth.oidcCallback(r.provider, query, { issuerKnown: true });
+        return message(createdTokenToWire(created));
+      },
+    },
+  ];
+  return rpcs as Rpc<never>[];
 }

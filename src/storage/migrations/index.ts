@@ -7,6 +7,7 @@ import { foreignKeyIndexes } from './002-foreign-key-indexes.js';
 import { seedState } from './003-seed-state.js';
 import { changes } from './004-changes.js';
 import { auditDelivery } from './005-audit-delivery.js';
+import { loginStates } from './006-login-states.js';
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
@@ -15,6 +16,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '003-seed-state': seedState(dialect),
     '004-changes': changes(dialect),
     '005-audit-delivery': auditDelivery(dialect),
+    '006-login-states': loginStates(dialect),
   };
 }
 

@@ -2,6 +2,7 @@
 
 import type { HttpApp } from '../http-app.js';
 import { authRoutes } from './auth.js';
+import { oidcRoutes } from './auth-oidc.js';
 import { changeRoutes } from './changes.js';
 import { constraintRoutes } from './constraints.js';
 import type { RouteDeps } from './deps.js';
@@ -33,6 +34,7 @@ export const routeModules: ((app: HttpApp, deps: RouteDeps) => Promise<void>)[] 
   importExportRoutes,
   changeRoutes,
   authRoutes,
+  oidcRoutes,
   metaRoutes,
   metricsRoutes,
   evaluationRoutes,
