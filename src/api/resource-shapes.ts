@@ -217,6 +217,7 @@ export function enabledMethods(config: Config): EnabledAuthMethods {
   const enabled: Partial<Record<AuthMethod, { metadata?: Record<string, unknown> }>> = {};
   if (methods.token.enabled) enabled.METHOD_TOKEN = {};
   if (methods.jwt.enabled) enabled.METHOD_JWT = {};
+  if (methods.kubernetes.enabled) enabled.METHOD_KUBERNETES = {};
   if (methods.oidc.enabled) {
     const providers: Record<string, unknown> = {};
     for (const name of Object.keys(methods.oidc.providers)) {

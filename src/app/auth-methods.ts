@@ -3,6 +3,7 @@
 
 import type { Kysely } from 'kysely';
 import { JwtVerifier } from '../auth/methods/jwt.js';
+import { KubernetesVerifier } from '../auth/methods/kubernetes.js';
 import { OidcMethod } from '../auth/methods/oidc.js';
 import { ConfigError, ms } from '../config/load.js';
 import type { Config } from '../config/schema.js';
@@ -25,6 +26,16 @@ export function buildAuthMethods(config: Config, db?: Kysely<Database>): SignInM
     } catch (err) {
       throw new ConfigError(
         `invalid config at authentication.methods.jwt.public_key_file: ${jwt.public_key_file} is not a readable PEM public key (${(err as Error).message})`,
+      );
+    }
+  }
+  const kubernetes = config.authentication.methods.kubernetes;
+  if (kubernetes.enabled) {
+    try {
+      methods.kubernetes = new KubernetesVerifier(kubernetes);
+    } catch (err) {
+      throw new ConfigError(
+        `invalid config at authentication.methods.kubernetes.ca_path: cannot read ${kubernetes.ca_path} (${(err as Error).message})`,
       );
     }
   }

@@ -172,7 +172,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   // Token authentication: the bootstrap token exists before the first request; cleanup runs from listen().
   let tokenCleanup: TokenCleanupJob | undefined;
-  let sessionCleanup: TokenCleanupJob | undefined;
+  let sessionCleanups: TokenCleanupJob[] = [];
   // Audit sinks, fed from the changes table (features/audit): ready before the first write, run from listen().
   let audit: AuditDeliveries | undefined;
   try {
@@ -182,7 +182,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Every recorded change, token writes included (they publish no namespace change).
     services.recorded.subscribe(() => wakeAudit.wake());
     tokenCleanup = createTokenCleanup(db.kysely, config, logger);
-    sessionCleanup = createSessionCleanup(db.kysely, config, logger);
+    sessionCleanups = (['oidc', 'kubernetes'] as const).flatMap((name) => {
+      const job = createSessionCleanup(db.kysely, config, logger, name);
+      return job ? [job] : [];
+    });
     await bootstrapTokenAuthentication(services.auth, config, logger);
     await applySeed(services.documents, config, logger);
   } catch (err) {
@@ -294,7 +297,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       const httpPort = typeof address === 'object' && address ? address.port : port;
       const grpcPort = await grpc.listen(config.server.host, config.server.grpc_port);
       tokenCleanup?.start();
-      sessionCleanup?.start();
+      for (const job of sessionCleanups) job.start();
       audit?.start();
       revisionPoller.start();
       return { httpPort, grpcPort };
@@ -311,7 +314,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         );
         // Every request has been answered or cut, and the gRPC server is shut down (a second tryShutdown
         // after forceShutdown would never call back): what the requests used can go now.
-        await Promise.allSettled([http.close(), tokenCleanup?.stop(), sessionCleanup?.stop(), audit?.stop()]);
+        await Promise.allSettled([
+          http.close(),
+          tokenCleanup?.stop(),
+          ...sessionCleanups.map((job) => job.stop()),
+          audit?.stop(),
+        ]);
         stopCountingCleanups();
         stopCountingChanges();
         const closed = (async () => {

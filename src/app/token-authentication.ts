@@ -50,22 +50,27 @@ export function createTokenCleanup(db: Kysely<Database>, config: Config, logger:
   return new TokenCleanupJob({ db, intervalMs, gracePeriodMs, logger, tokens: token.enabled, changesRetentionMs });
 }
 
-/** The OIDC method's cleanup: expired sessions after `oidc.cleanup.grace_period`, and abandoned sign-ins. */
+/**
+ * The cleanup of a method that makes sessions (OIDC, Kubernetes): its expired authentications after its
+ * `cleanup.grace_period`; OIDC's also removes abandoned sign-ins.
+ */
 export function createSessionCleanup(
   db: Kysely<Database>,
   config: Config,
   logger: Logger,
+  name: 'oidc' | 'kubernetes',
 ): TokenCleanupJob | undefined {
-  const oidc = config.authentication.methods.oidc;
-  if (!oidc.enabled) return undefined;
-  const intervalMs = ms(oidc.cleanup.interval);
-  const gracePeriodMs = ms(oidc.cleanup.grace_period);
+  const settings = config.authentication.methods[name];
+  if (!settings.enabled) return undefined;
+  const intervalMs = ms(settings.cleanup.interval);
+  const gracePeriodMs = ms(settings.cleanup.grace_period);
   for (const [key, value] of [
     ['interval', intervalMs],
     ['grace_period', gracePeriodMs],
   ] as const) {
     if (!(value > 0))
-      throw new ConfigError(`invalid config at authentication.methods.oidc.cleanup.${key}: must be greater than 0`);
+      throw new ConfigError(`invalid config at authentication.methods.${name}.cleanup.${key}: must be greater than 0`);
   }
-  return new TokenCleanupJob({ db, intervalMs, gracePeriodMs, logger, method: 'METHOD_OIDC', loginStates: true });
+  const method = name === 'oidc' ? 'METHOD_OIDC' : 'METHOD_KUBERNETES';
+  return new TokenCleanupJob({ db, intervalMs, gracePeriodMs, logger, method, loginStates: name === 'oidc' });
 }

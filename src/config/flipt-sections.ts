@@ -9,7 +9,7 @@ import type { Config } from './schema.js';
 type Json = Record<string, unknown>;
 
 /** Flipt's login methods Vexil does not build yet, as `authentication.methods` names them. */
-export const OTHER_METHODS = ['github', 'kubernetes', 'cloud'] as const;
+export const OTHER_METHODS = ['github', 'cloud'] as const;
 
 interface Refusal {
   path: string;
@@ -37,7 +37,7 @@ const REFUSALS: readonly Refusal[] = [
     (method): Refusal => ({
       path: `authentication.methods.${method}.enabled`,
       applies: (c) => c.authentication.methods[method]?.enabled === true,
-      why: `the ${method} authentication method is not supported yet (supported: authentication.methods.token, jwt, oidc)`,
+      why: `the ${method} authentication method is not supported yet (supported: authentication.methods.token, jwt, oidc, kubernetes)`,
     }),
   ),
 ];

@@ -104,11 +104,6 @@ describe('loadConfig', () => {
       'authentication.methods.github.enabled',
       /github/,
     ],
-    [
-      'authentication:\n  methods:\n    kubernetes:\n      enabled: true\n',
-      'authentication.methods.kubernetes.enabled',
-      /kubernetes/,
-    ],
     // JWT is built (issue 40): refused only without a key source.
     ['authentication:\n  methods:\n    jwt:\n      enabled: true\n', 'authentication.methods.jwt', /jwks_url/],
     ['authentication:\n  methods:\n    cloud:\n      enabled: true\n', 'authentication.methods.cloud.enabled', /cloud/],

@@ -233,7 +233,19 @@ export const ConfigSchema = Type.Object(
           }),
         }),
         github: OtherMethod(),
-        kubernetes: OtherMethod(),
+        /** Flipt's Kubernetes method: service-account tokens verified against the cluster (auth/methods/kubernetes.ts). */
+        kubernetes: Section({
+          enabled: Type.Boolean({ default: false }),
+          discovery_url: Type.String({ default: 'https://kubernetes.default.svc.cluster.local' }),
+          ca_path: Type.String({ default: '/var/run/secrets/kubernetes.io/serviceaccount/ca.crt' }),
+          service_account_token_path: Type.String({
+            default: '/var/run/secrets/kubernetes.io/serviceaccount/token',
+          }),
+          cleanup: Section({
+            interval: Duration('1h', 'how often expired Kubernetes authentications are deleted'),
+            grace_period: Duration('30m', 'how long after expiry one is kept'),
+          }),
+        }),
         /** Flipt's JWT method: `Authorization: JWT <token>` verified against jwks_url or public_key_file (auth/methods/jwt.ts). */
         jwt: Section({
           enabled: Type.Boolean({ default: false }),

@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely';
 import { generateClientToken, hashClientToken } from '../auth/client-token.js';
 import type { JwtVerifier } from '../auth/methods/jwt.js';
+import type { KubernetesVerifier } from '../auth/methods/kubernetes.js';
 import type { OidcMethod } from '../auth/methods/oidc.js';
 import type { TokenCache } from '../auth/token-cache.js';
 import { type Authentication, type AuthMethod, isExpired, TOKEN_METADATA } from '../domain/authentication.js';
@@ -21,6 +22,7 @@ import { recordedTransaction } from './write.js';
 export interface SignInMethods {
   jwt?: JwtVerifier;
   oidc?: OidcMethod;
+  kubernetes?: KubernetesVerifier;
   /** `authentication.session.token_lifetime` in ms. */
   sessionLifetimeMs?: number;
 }
@@ -109,8 +111,23 @@ export class AuthService {
     return this.createSession('METHOD_OIDC', metadata);
   }
 
+  get kubernetesEnabled(): boolean {
+    return this.methods.kubernetes !== undefined;
+  }
+
+  /**
+   * Exchanges a verified Kubernetes service-account token for a client token that expires with it
+   * (auth/methods/kubernetes.ts verifies it against the cluster).
+   */
+  async kubernetesLogin(serviceAccountToken: string): Promise<CreatedToken> {
+    const kubernetes = this.methods.kubernetes;
+    if (kubernetes === undefined) throw new UnimplementedError('authentication method kubernetes is not enabled');
+    const account = await kubernetes.verify(serviceAccountToken);
+    return this.createSession('METHOD_KUBERNETES', account.metadata, account.expiresAt);
+  }
+
   /** A new session of a sign-in method, recorded as a token creation by the person signing in. */
-  async createSession(method: AuthMethod, metadata: Record<string, string>): Promise<CreatedToken> {
+  async createSession(method: AuthMethod, metadata: Record<string, string>, expiresAt?: Date): Promise<CreatedToken> {
     const clientToken = generateClientToken();
     const label = method.replace(/^METHOD_/, '').toLowerCase();
     const actor: { authentication: string; email?: string; name?: string } = { authentication: label };
@@ -122,7 +139,7 @@ export class AuthService {
         hashedClientToken: hashClientToken(clientToken),
         method,
         metadata,
-        expiresAt: toMillis(new Date(Date.now() + (this.methods.sessionLifetimeMs ?? 24 * 3_600_000))),
+        expiresAt: toMillis(expiresAt ?? new Date(Date.now() + (this.methods.sessionLifetimeMs ?? 24 * 3_600_000))),
         createdAt: writeTime(),
       });
       changes.record({ resourceType: 'token', resourceKey: after.id, action: 'created', after });

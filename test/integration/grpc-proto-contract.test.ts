@@ -184,7 +184,7 @@ const MESSAGES: Record<string, string> = {
     'EvaluationNamespace namespace = 1; repeated EvaluationFlag flags = 2',
   'flipt.evaluation.EvaluationNamespaceSnapshotRequest': 'string key = 1; string reference = 2',
 
-  // flipt.auth (auth/auth.proto; the token and OIDC methods)
+  // flipt.auth (auth/auth.proto; the token, OIDC and Kubernetes methods)
   'flipt.auth.MethodInfo':
     'Method method = 1; bool enabled = 2; bool session_compatible = 3; google.protobuf.Struct metadata = 4',
   'flipt.auth.ListAuthenticationMethodsResponse': 'repeated MethodInfo methods = 1',
@@ -205,6 +205,8 @@ const MESSAGES: Record<string, string> = {
   'flipt.auth.AuthorizeURLResponse': 'string authorize_url = 1',
   'flipt.auth.CallbackRequest': 'string provider = 1; string code = 2; string state = 3',
   'flipt.auth.CallbackResponse': 'string client_token = 1; Authentication authentication = 2',
+  'flipt.auth.VerifyServiceAccountRequest': 'string service_account_token = 1',
+  'flipt.auth.VerifyServiceAccountResponse': 'string client_token = 1; Authentication authentication = 2',
 
   // flipt.ofrep (ofrep/ofrep.proto)
   'flipt.ofrep.GetProviderConfigurationRequest': '',
@@ -312,6 +314,8 @@ const SERVICES: Record<string, string> = {
   'flipt.auth.AuthenticationMethodTokenService': 'CreateToken(CreateTokenRequest) returns (CreateTokenResponse)',
   'flipt.auth.AuthenticationMethodOIDCService':
     'AuthorizeURL(AuthorizeURLRequest) returns (AuthorizeURLResponse); Callback(CallbackRequest) returns (CallbackResponse)',
+  'flipt.auth.AuthenticationMethodKubernetesService':
+    'VerifyServiceAccount(VerifyServiceAccountRequest) returns (VerifyServiceAccountResponse)',
   'flipt.ofrep.OFREPService':
     'GetProviderConfiguration(GetProviderConfigurationRequest) returns (GetProviderConfigurationResponse); ' +
     'EvaluateFlag(EvaluateFlagRequest) returns (EvaluatedFlag); ' +
@@ -470,7 +474,7 @@ describe("gRPC wire contract (proto/ against Flipt v1.61's protos)", () => {
     expect(actual.services).toEqual(
       Object.fromEntries(Object.entries(SERVICES).map(([k, v]) => [k, sorted(items(v))])),
     );
-    expect(Object.values(actual.services).flat()).toHaveLength(54);
+    expect(Object.values(actual.services).flat()).toHaveLength(55);
   });
 
   it('fails on a field with a wrong number, a wrong type or outside its oneof', () => {

@@ -141,3 +141,15 @@ export function oidcMethodRpcs({ auth }: Services): Rpc<never>[] {
   ];
   return rpcs as Rpc<never>[];
 }
+
+/** flipt.auth.AuthenticationMethodKubernetesService: open; UNIMPLEMENTED while the method is off. */
+export function kubernetesMethodRpcs({ auth }: Services): Rpc<never>[] {
+  const verify: Rpc<Req> = {
+    method: 'VerifyServiceAccount',
+    kind: 'auth-methods',
+    async handle(r) {
+      return message(createdTokenToWire(await auth.kubernetesLogin(r.serviceAccountToken ?? '')));
+    },
+  };
+  return [verify] as Rpc<never>[];
+}

@@ -2,6 +2,7 @@
 
 import type { HttpApp } from '../http-app.js';
 import { authRoutes } from './auth.js';
+import { kubernetesRoutes } from './auth-kubernetes.js';
 import { oidcRoutes } from './auth-oidc.js';
 import { changeRoutes } from './changes.js';
 import { constraintRoutes } from './constraints.js';
@@ -35,6 +36,7 @@ export const routeModules: ((app: HttpApp, deps: RouteDeps) => Promise<void>)[] 
   changeRoutes,
   authRoutes,
   oidcRoutes,
+  kubernetesRoutes,
   metaRoutes,
   metricsRoutes,
   evaluationRoutes,
