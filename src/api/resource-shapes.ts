@@ -228,6 +228,11 @@ export function enabledMethods(config: Config): EnabledAuthMethods {
     }
     enabled.METHOD_OIDC = { metadata: { providers } };
   }
+  if (methods.github.enabled) {
+    enabled.METHOD_GITHUB = {
+      metadata: { authorize_url: '/auth/v1/method/github/authorize', callback_url: '/auth/v1/method/github/callback' },
+    };
+  }
   return enabled;
 }
 

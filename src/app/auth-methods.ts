@@ -2,6 +2,7 @@
 // what cannot work (an unreadable key file) stops start-up with a line naming the key.
 
 import type { Kysely } from 'kysely';
+import { GithubMethod } from '../auth/methods/github.js';
 import { JwtVerifier } from '../auth/methods/jwt.js';
 import { KubernetesVerifier } from '../auth/methods/kubernetes.js';
 import { OidcMethod } from '../auth/methods/oidc.js';
@@ -19,6 +20,8 @@ export function buildAuthMethods(config: Config, db?: Kysely<Database>): SignInM
   const methods: SignInMethods = { sessionLifetimeMs: ms(session.token_lifetime) };
   const oidc = config.authentication.methods.oidc;
   if (oidc.enabled && db !== undefined) methods.oidc = new OidcMethod(db, oidc, ms(session.state_lifetime));
+  const github = config.authentication.methods.github;
+  if (github.enabled && db !== undefined) methods.github = new GithubMethod(db, github, ms(session.state_lifetime));
   const jwt = config.authentication.methods.jwt;
   if (jwt.enabled) {
     try {

@@ -182,7 +182,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Every recorded change, token writes included (they publish no namespace change).
     services.recorded.subscribe(() => wakeAudit.wake());
     tokenCleanup = createTokenCleanup(db.kysely, config, logger);
-    sessionCleanups = (['oidc', 'kubernetes'] as const).flatMap((name) => {
+    sessionCleanups = (['oidc', 'github', 'kubernetes'] as const).flatMap((name) => {
       const job = createSessionCleanup(db.kysely, config, logger, name);
       return job ? [job] : [];
     });

@@ -41,14 +41,34 @@ export function authMethodsProblem(methods: Config['authentication']['methods'])
       }
     }
   }
+  const github = methods.github;
+  if (github.enabled) {
+    const where = 'authentication.methods.github';
+    for (const key of ['client_id', 'client_secret', 'redirect_address'] as const) {
+      if (github[key] === '') return `${where}.${key}: required`;
+    }
+    for (const key of ['redirect_address', 'server_url', 'api_url'] as const) {
+      if (github[key] !== '' && !isHttpUrl(github[key]))
+        return `${where}.${key}: "${github[key]}" is not an http(s) URL`;
+    }
+    if (github.allowed_organizations.length > 0 && !github.scopes.includes('read:org')) {
+      return `${where}.scopes: must contain read:org when allowed_organizations is not empty`;
+    }
+    for (const org of Object.keys(github.allowed_teams)) {
+      if (!github.allowed_organizations.includes(org)) {
+        return `${where}.allowed_teams: the organization '${org}' is not in allowed_organizations`;
+      }
+    }
+  }
   return undefined;
 }
 
 /** `authentication.session.domain` as a cookie's Domain: the host of what is configured (no scheme, no port). */
 export function sessionProblem(authentication: Config['authentication']): string | undefined {
-  if (!authentication.methods.oidc.enabled) return undefined;
+  const { oidc, github } = authentication.methods;
+  if (!oidc.enabled && !github.enabled) return undefined;
   if (authentication.session.domain === '') {
-    return 'authentication.session.domain: required when a sign-in method (oidc) is enabled';
+    return 'authentication.session.domain: required when a sign-in method (oidc, github) is enabled';
   }
   return undefined;
 }

@@ -99,10 +99,11 @@ describe('loadConfig', () => {
       'authentication.methods.oidc.providers',
       /provider/,
     ],
+    // GitHub is built (issue 40): refused only without its client.
     [
       'authentication:\n  methods:\n    github:\n      enabled: true\n',
-      'authentication.methods.github.enabled',
-      /github/,
+      'authentication.methods.github.client_id',
+      /required/,
     ],
     // JWT is built (issue 40): refused only without a key source.
     ['authentication:\n  methods:\n    jwt:\n      enabled: true\n', 'authentication.methods.jwt', /jwks_url/],
@@ -119,8 +120,8 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ env: { VEXIL_AUTHORIZATION_REQUIRED: 'true' } })).toThrow(
       /^invalid config at authorization\.required: /,
     );
-    expect(() => loadConfig({ env: { VEXIL_AUTHENTICATION_METHODS_GITHUB_ENABLED: '1' } })).toThrow(
-      /^invalid config at authentication\.methods\.github\.enabled: /,
+    expect(() => loadConfig({ env: { VEXIL_AUTHENTICATION_METHODS_CLOUD_ENABLED: '1' } })).toThrow(
+      /^invalid config at authentication\.methods\.cloud\.enabled: /,
     );
     expect(loadConfig({ env: { VEXIL_AUTHORIZATION_REQUIRED: 'false' } }).authorization.required).toBe(false);
   });

@@ -232,7 +232,22 @@ export const ConfigSchema = Type.Object(
             grace_period: Duration('30m', 'how long after expiry a session is kept'),
           }),
         }),
-        github: OtherMethod(),
+        /** Flipt's GitHub method: OAuth sign-in with GitHub or GitHub Enterprise (auth/methods/github.ts). */
+        github: Section({
+          enabled: Type.Boolean({ default: false }),
+          client_id: Type.String({ default: '' }),
+          client_secret: Type.String({ default: '', 'x-secret': true }),
+          redirect_address: Type.String({ default: '' }),
+          scopes: Type.Array(Type.String(), { default: [] }),
+          server_url: Type.String({ default: '' }),
+          api_url: Type.String({ default: '' }),
+          allowed_organizations: Type.Array(Type.String(), { default: [] }),
+          allowed_teams: Type.Record(Type.String(), Type.Array(Type.String()), { default: {} }),
+          cleanup: Section({
+            interval: Duration('1h', 'how often expired GitHub sessions are deleted'),
+            grace_period: Duration('30m', 'how long after expiry a session is kept'),
+          }),
+        }),
         /** Flipt's Kubernetes method: service-account tokens verified against the cluster (auth/methods/kubernetes.ts). */
         kubernetes: Section({
           enabled: Type.Boolean({ default: false }),

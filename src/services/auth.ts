@@ -5,6 +5,7 @@
 
 import type { Kysely } from 'kysely';
 import { generateClientToken, hashClientToken } from '../auth/client-token.js';
+import type { GithubMethod } from '../auth/methods/github.js';
 import type { JwtVerifier } from '../auth/methods/jwt.js';
 import type { KubernetesVerifier } from '../auth/methods/kubernetes.js';
 import type { OidcMethod } from '../auth/methods/oidc.js';
@@ -23,6 +24,7 @@ export interface SignInMethods {
   jwt?: JwtVerifier;
   oidc?: OidcMethod;
   kubernetes?: KubernetesVerifier;
+  github?: GithubMethod;
   /** `authentication.session.token_lifetime` in ms. */
   sessionLifetimeMs?: number;
 }
@@ -109,6 +111,17 @@ export class AuthService {
     if (oidc === undefined) throw new UnimplementedError('authentication method oidc is not enabled');
     const metadata = await oidc.callback(provider, query, options);
     return this.createSession('METHOD_OIDC', metadata);
+  }
+
+  get github(): GithubMethod | undefined {
+    return this.methods.github;
+  }
+
+  /** Finishes a GitHub sign-in (auth/methods/github.ts) and makes its session, as `oidcCallback` does. */
+  async githubCallback(query: URLSearchParams): Promise<CreatedToken> {
+    const github = this.methods.github;
+    if (github === undefined) throw new UnimplementedError('authentication method github is not enabled');
+    return this.createSession('METHOD_GITHUB', await github.callback(query));
   }
 
   get kubernetesEnabled(): boolean {

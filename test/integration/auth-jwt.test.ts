@@ -382,7 +382,7 @@ describe('JWT config', () => {
     });
     expect(config.authentication.methods.jwt.validate_claims.audiences).toEqual(['a', 'b']);
     expect(() =>
-      loadConfig({ env: {}, overrides: { authentication: { methods: { github: { enabled: true } } } } }),
-    ).toThrow('authentication.methods.github.enabled');
+      loadConfig({ env: {}, overrides: { authentication: { methods: { cloud: { enabled: true } } } } }),
+    ).toThrow('authentication.methods.cloud.enabled');
   });
 });

@@ -149,7 +149,7 @@ describe('OIDC config', () => {
       { session: { domain: 'x.test' }, methods: { oidc: { ...OIDC, email_matches: ['(unclosed'] } } },
       'email_matches: "(unclosed" is not a regular expression',
     ],
-    [{ methods: { github: { enabled: true } } }, 'authentication.methods.github.enabled'],
+    [{ methods: { cloud: { enabled: true } } }, 'authentication.methods.cloud.enabled'],
   ])('%j is refused', (authentication, message) => {
     expect(load(authentication)).toThrow(message);
   });

@@ -184,7 +184,7 @@ const MESSAGES: Record<string, string> = {
     'EvaluationNamespace namespace = 1; repeated EvaluationFlag flags = 2',
   'flipt.evaluation.EvaluationNamespaceSnapshotRequest': 'string key = 1; string reference = 2',
 
-  // flipt.auth (auth/auth.proto; the token, OIDC and Kubernetes methods)
+  // flipt.auth (auth/auth.proto; every method's service)
   'flipt.auth.MethodInfo':
     'Method method = 1; bool enabled = 2; bool session_compatible = 3; google.protobuf.Struct metadata = 4',
   'flipt.auth.ListAuthenticationMethodsResponse': 'repeated MethodInfo methods = 1',
@@ -313,6 +313,8 @@ const SERVICES: Record<string, string> = {
     `ExpireAuthenticationSelf(ExpireAuthenticationSelfRequest) returns (${EMPTY})`,
   'flipt.auth.AuthenticationMethodTokenService': 'CreateToken(CreateTokenRequest) returns (CreateTokenResponse)',
   'flipt.auth.AuthenticationMethodOIDCService':
+    'AuthorizeURL(AuthorizeURLRequest) returns (AuthorizeURLResponse); Callback(CallbackRequest) returns (CallbackResponse)',
+  'flipt.auth.AuthenticationMethodGithubService':
     'AuthorizeURL(AuthorizeURLRequest) returns (AuthorizeURLResponse); Callback(CallbackRequest) returns (CallbackResponse)',
   'flipt.auth.AuthenticationMethodKubernetesService':
     'VerifyServiceAccount(VerifyServiceAccountRequest) returns (VerifyServiceAccountResponse)',
@@ -474,7 +476,7 @@ describe("gRPC wire contract (proto/ against Flipt v1.61's protos)", () => {
     expect(actual.services).toEqual(
       Object.fromEntries(Object.entries(SERVICES).map(([k, v]) => [k, sorted(items(v))])),
     );
-    expect(Object.values(actual.services).flat()).toHaveLength(55);
+    expect(Object.values(actual.services).flat()).toHaveLength(57);
   });
 
   it('fails on a field with a wrong number, a wrong type or outside its oneof', () => {

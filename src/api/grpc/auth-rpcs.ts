@@ -153,3 +153,33 @@ export function kubernetesMethodRpcs({ auth }: Services): Rpc<never>[] {
   };
   return [verify] as Rpc<never>[];
 }
+
+/** flipt.auth.AuthenticationMethodGithubService: open; UNIMPLEMENTED while the method is off. */
+export function githubMethodRpcs({ auth }: Services): Rpc<never>[] {
+  const github = () => {
+    if (auth.github === undefined) throw new UnimplementedError('authentication method github is not enabled');
+    return auth.github;
+  };
+  const rpcs: Rpc<Req>[] = [
+    {
+      method: 'AuthorizeURL',
+      kind: 'auth-methods',
+      async handle(r) {
+        const { authorizeUrl } = await github().authorize(r.state || undefined);
+        return { authorizeUrl };
+      },
+    },
+    {
+      method: 'Callback',
+      kind: 'auth-methods',
+      async handle(r) {
+        github();
+        const query = new URLSearchParams();
+        if (r.code) query.set('code', r.code);
+        query.set('state', r.state ?? '');
+        return message(createdTokenToWire(await auth.githubCallback(query)));
+      },
+    },
+  ];
+  return rpcs as Rpc<never>[];
+}

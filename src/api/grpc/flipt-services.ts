@@ -5,7 +5,14 @@ import type { GrpcObject, Server, ServiceClientConstructor } from '@grpc/grpc-js
 import type { Config } from '../../config/schema.js';
 import type { Services } from '../../services/index.js';
 import type { LongLivedStreams } from '../long-lived-streams.js';
-import { authRpcs, kubernetesMethodRpcs, oidcMethodRpcs, publicAuthRpcs, tokenMethodRpcs } from './auth-rpcs.js';
+import {
+  authRpcs,
+  githubMethodRpcs,
+  kubernetesMethodRpcs,
+  oidcMethodRpcs,
+  publicAuthRpcs,
+  tokenMethodRpcs,
+} from './auth-rpcs.js';
 import { dataRpcs, evaluationRpcs } from './evaluation-rpcs.js';
 import { fliptRpcs } from './flipt-rpcs.js';
 import { ofrepRpcs } from './ofrep-rpcs.js';
@@ -37,6 +44,7 @@ export function fliptServiceTables(services: Services, config: Config): Record<s
     'flipt.auth.AuthenticationMethodTokenService': tokenMethodRpcs(services, config),
     'flipt.auth.AuthenticationMethodOIDCService': oidcMethodRpcs(services),
     'flipt.auth.AuthenticationMethodKubernetesService': kubernetesMethodRpcs(services),
+    'flipt.auth.AuthenticationMethodGithubService': githubMethodRpcs(services),
     'flipt.ofrep.OFREPService': ofrepRpcs(services, config),
   };
 }

@@ -3,7 +3,7 @@
 import type { HttpApp } from '../http-app.js';
 import { authRoutes } from './auth.js';
 import { kubernetesRoutes } from './auth-kubernetes.js';
-import { oidcRoutes } from './auth-oidc.js';
+import { signInRoutes } from './auth-sign-in.js';
 import { changeRoutes } from './changes.js';
 import { constraintRoutes } from './constraints.js';
 import type { RouteDeps } from './deps.js';
@@ -35,7 +35,7 @@ export const routeModules: ((app: HttpApp, deps: RouteDeps) => Promise<void>)[] 
   importExportRoutes,
   changeRoutes,
   authRoutes,
-  oidcRoutes,
+  signInRoutes,
   kubernetesRoutes,
   metaRoutes,
   metricsRoutes,
