@@ -80,7 +80,8 @@ export function repeatsAuthorization(rawHeaders: readonly string[]): boolean {
 
 /** Set-Cookie values that remove the dashboard's session cookies (Flipt does this on logout and on 401). */
 export function clearedSessionCookies(domain: string): string[] {
-  const scope = `Path=/; ${domain ? `Domain=${domain}; ` : ''}Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT`;
+  // The Domain the session cookie was set with (none for localhost), or the browser keeps it.
+  const scope = `Path=/; ${domain && domain !== 'localhost' ? `Domain=${domain}; ` : ''}Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT`;
   return [`${STATE_COOKIE}=; ${scope}`, `${TOKEN_COOKIE}=; ${scope}; HttpOnly`];
 }
 

@@ -54,7 +54,15 @@ export async function startOidcProvider(options: {
     }),
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     features: { devInteractions: { enabled: false } },
-    cookies: { keys: ['vexil-test-provider-cookie-key'] },
+    // Cookies are per host, not per port: each provider's own names, so two on 127.0.0.1 never mix.
+    cookies: {
+      keys: ['vexil-test-provider-cookie-key'],
+      names: {
+        session: `_session_${options.clientId}`,
+        interaction: `_interaction_${options.clientId}`,
+        resume: `_interaction_resume_${options.clientId}`,
+      },
+    },
   });
   const callback = provider.callback();
   server.on('request', (req, res) => {

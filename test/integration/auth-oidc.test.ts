@@ -275,6 +275,33 @@ describeEachBackend('OIDC sign-in', (backend) => {
   });
 
   it.each([
+    ['an expired state', 'ada', true, '/?signin=expired'],
+    ['an email outside email_matches', 'mallory', false, '/?signin=refused'],
+  ])(
+    'a browser navigation refused for %s is sent back to the dashboard (%s)',
+    async (_n, account, expire, location) => {
+      const before = (await sessions()).length;
+      const { browser, callbackUrl } = await untilCallback('one', account);
+      if (expire) {
+        const db = openDb({ url: database.url });
+        try {
+          await db.kysely
+            .updateTable('login_states')
+            .set({ expires_at: new Date(Date.now() - 1000) })
+            .execute();
+        } finally {
+          await db.close();
+        }
+      }
+      const answer = await browser.get(callbackUrl.href, { accept: 'text/html,application/xhtml+xml' });
+      expect(answer.status).toBe(302);
+      expect(answer.headers.location).toBe(location);
+      expect(String(answer.headers['set-cookie'])).toMatch(/^flipt_client_state=; .*Max-Age=0/);
+      expect((await sessions()).length).toBe(before);
+    },
+  );
+
+  it.each([
     ['eve', /email address is not verified/],
     ['mallory', /email address is not allowed here/],
   ])('%s is refused at the callback: 401, no session', async (account, reason) => {

@@ -3,7 +3,9 @@
 // `{authorizeUrl}` and sets the state cookie; the callback needs that cookie to hold the same state as
 // the query (a sign-in finishes in the browser that began it), lets the method check everything else,
 // clears the state cookie, sets the session cookie and redirects to the dashboard's root, a fixed
-// same-origin path (never one taken from a header). All are open routes (docs/adr/0030).
+// same-origin path (never one taken from a header). A refused callback is 401 with the reason, except
+// for a browser's navigation (Accept: text/html), which is sent to `/?signin=expired|refused` for the
+// dashboard to explain. All are open routes (docs/adr/0030).
 
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -31,6 +33,16 @@ const AuthorizeResponse = Type.Object({ authorizeUrl: Type.String() });
 function sameState(a: string, b: string): boolean {
   // Compared by hash: equal lengths, and no timing on the state itself.
   return timingSafeEqual(Buffer.from(hashState(a)), Buffer.from(hashState(b)));
+}
+
+/** A browser's navigation asks for a page; API clients ask for JSON or anything. */
+function wantsPage(request: FastifyRequest): boolean {
+  return (request.headers.accept ?? '').includes('text/html');
+}
+
+/** Whether the sign-in failed on its state (missing, another browser's, used, expired): start again. */
+function stateProblem(err: unknown): boolean {
+  return err instanceof UnauthenticatedError && /state|took too long/.test(err.message);
 }
 
 export async function signInRoutes(app: HttpApp, { config, services }: RouteDeps): Promise<void> {
@@ -66,6 +78,9 @@ export async function signInRoutes(app: HttpApp, { config, services }: RouteDeps
       created = await finish(query);
     } catch (err) {
       reply.header('set-cookie', clearState);
+      // A browser (the dashboard's sign-in) is sent back to the dashboard, which says what went wrong
+      // in its own fixed words; any other client gets the 401 with the reason.
+      if (wantsPage(request)) return reply.redirect(`/?signin=${stateProblem(err) ? 'expired' : 'refused'}`, 302);
       throw err;
     }
     reply.header('set-cookie', [

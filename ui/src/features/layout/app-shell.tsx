@@ -44,7 +44,7 @@ function UnknownNamespace({ namespace }: { namespace: string }) {
 }
 
 export function AppShell({ namespace, children }: { namespace: string; children: ReactNode }) {
-  const { required, hasToken, logout, scope } = useAuth();
+  const { required, hasToken, logout, scope, person } = useAuth();
   const section = (name: string) => (p: string) => new RegExp(`^/namespaces/[^/]+/${name}(/|$)`).test(p);
   return (
     <div className="shell">
@@ -89,7 +89,13 @@ export function AppShell({ namespace, children }: { namespace: string; children:
           ) : null}
         </nav>
         <PreferencesMenu />
-        {hasToken ? (
+        {person ? (
+          <p className="person">
+            {person.picture ? <img src={person.picture} alt="" width={24} height={24} /> : null}
+            <span>{person.name ?? person.email ?? 'Signed in'}</span>
+          </p>
+        ) : null}
+        {hasToken || person ? (
           <button type="button" className="btn btn-small btn-ghost sign-out" onClick={logout}>
             Sign out
           </button>
