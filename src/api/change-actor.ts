@@ -1,18 +1,27 @@
-// Who a request's writes are recorded as (issue 28), for both transports: the token's id and name,
-// or `none` when authentication is off, with the client's address. Never the token itself.
+// Who a request's writes are recorded as (issues 28 and 40), for both transports, with Flipt's audit
+// actor fields: `authentication` is the method in lower case (`token`, `oidc`, `github`, `kubernetes`,
+// `jwt`; `none` when authentication is off), `email`, `name` and `picture` read as Flipt reads them
+// (`io.flipt.auth.<field>`, else `io.flipt.auth.<method>.<field>`), and the client's address. Vexil
+// adds `tokenId` (the authentication's id; a JWT has none) and, for a token, its name. Never the
+// token itself.
 
 import { type Authentication, TOKEN_METADATA } from '../domain/authentication.js';
 import type { ChangeActor } from '../domain/changes.js';
 
+const PERSON_FIELDS = ['email', 'name', 'picture'] as const;
+
 export function changeActor(authentication: Authentication | null, ip: string | undefined): ChangeActor {
-  const actor: ChangeActor = { authentication: authentication ? 'token' : 'none' };
+  if (!authentication) return ip ? { authentication: 'none', ip } : { authentication: 'none' };
+  const method = authentication.method.replace(/^METHOD_/, '').toLowerCase();
+  const actor: ChangeActor = { authentication: method };
   if (ip) actor.ip = ip;
-  if (authentication) {
-    actor.tokenId = authentication.id;
-    const name = authentication.metadata[TOKEN_METADATA.name];
-    if (name) actor.name = name;
-    const email = authentication.metadata['io.flipt.auth.oidc.email'];
-    if (email) actor.email = email;
+  if (authentication.id !== '') actor.tokenId = authentication.id;
+  const metadata = authentication.metadata;
+  for (const field of PERSON_FIELDS) {
+    const value = metadata[`io.flipt.auth.${field}`] || metadata[`io.flipt.auth.${method}.${field}`];
+    if (value) actor[field] = value;
   }
+  const tokenName = metadata[TOKEN_METADATA.name];
+  if (authentication.method === 'METHOD_TOKEN' && tokenName) actor.name = tokenName;
   return actor;
 }

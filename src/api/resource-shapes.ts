@@ -4,6 +4,7 @@
 // with one segment names it in `segmentKey` (and `segmentKeys` is empty), several in `segmentKeys`;
 // float fields print as float32.
 
+import type { Config } from '../config/schema.js';
 import type { Authentication, AuthMethod } from '../domain/authentication.js';
 import type {
   Constraint,
@@ -207,13 +208,45 @@ const METHOD_INFO: readonly { method: AuthMethod; sessionCompatible: boolean }[]
   { method: 'METHOD_JWT', sessionCompatible: false },
 ];
 
-/** The public list of authentication methods (only the token method can be enabled in Vexil). */
-export function authMethodsToWire(tokenMethodEnabled: boolean) {
+/** Which methods `authentication.methods` switches on, with the metadata Flipt lists for each. */
+export type EnabledAuthMethods = Readonly<Partial<Record<AuthMethod, { metadata?: Record<string, unknown> }>>>;
+
+/** The methods this config enables (the others are refused at start, config/flipt-sections.ts). */
+export function enabledMethods(config: Config): EnabledAuthMethods {
+  const methods = config.authentication.methods;
+  const enabled: Partial<Record<AuthMethod, { metadata?: Record<string, unknown> }>> = {};
+  if (methods.token.enabled) enabled.METHOD_TOKEN = {};
+  if (methods.jwt.enabled) enabled.METHOD_JWT = {};
+  if (methods.kubernetes.enabled) enabled.METHOD_KUBERNETES = {};
+  if (methods.oidc.enabled) {
+    const providers: Record<string, unknown> = {};
+    for (const name of Object.keys(methods.oidc.providers)) {
+      providers[name] = {
+        authorize_url: `/auth/v1/method/oidc/${name}/authorize`,
+        callback_url: `/auth/v1/method/oidc/${name}/callback`,
+      };
+    }
+    enabled.METHOD_OIDC = { metadata: { providers } };
+  }
+  if (methods.github.enabled) {
+    enabled.METHOD_GITHUB = {
+      metadata: { authorize_url: '/auth/v1/method/github/authorize', callback_url: '/auth/v1/method/github/callback' },
+    };
+  }
+  return enabled;
+}
+
+/** The public list of authentication methods, with whether each is enabled here. */
+export function authMethodsToWire(enabled: EnabledAuthMethods) {
   return {
-    methods: METHOD_INFO.map(({ method, sessionCompatible }) => ({
-      method,
-      enabled: method === 'METHOD_TOKEN' ? tokenMethodEnabled : false,
-      sessionCompatible,
-    })),
+    methods: METHOD_INFO.map(({ method, sessionCompatible }) => {
+      const on = enabled[method];
+      return {
+        method,
+        enabled: on !== undefined,
+        sessionCompatible,
+        ...(on?.metadata ? { metadata: on.metadata } : {}),
+      };
+    }),
   };
 }

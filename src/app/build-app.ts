@@ -36,10 +36,11 @@ import { grpcTelemetryInterceptor, routeGrpcLogs } from '../telemetry/grpc.js';
 import { createLogger } from '../telemetry/logger.js';
 import { createMetrics, type Metrics } from '../telemetry/metrics.js';
 import { createTracing, type Tracing } from '../telemetry/tracing.js';
+import { buildAuthMethods } from './auth-methods.js';
 import { type DrainOutcome, drainTransports } from './drain.js';
 import { checkEventStreamSettings, createEventStreams, type EventStreams } from './event-streams.js';
 import { applySeed } from './seed.js';
-import { bootstrapTokenAuthentication, createTokenCleanup } from './token-authentication.js';
+import { bootstrapTokenAuthentication, createSessionCleanup, createTokenCleanup } from './token-authentication.js';
 
 export interface App {
   config: Config;
@@ -100,6 +101,7 @@ function readTls(server: Config['server']): { key: Buffer; cert: Buffer } | unde
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const tls = readTls(config.server);
   checkEventStreamSettings(config);
+  buildAuthMethods(config);
   const logger = options.logger ?? createLogger(config.log);
   for (const key of deprecatedKeysInUse(config)) logger.warn(`deprecated config key in use: ${key}`);
   const metrics = createMetrics(config.metrics);
@@ -152,7 +154,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const services = createServices(
     db.kysely,
     { snapshots, batchLimit: config.evaluation.batch_limit, metrics, tracing },
-    { dialect: db.dialect, ...(tokens ? { tokens } : {}) },
+    { dialect: db.dialect, ...(tokens ? { tokens } : {}), methods: buildAuthMethods(config, db.kysely) },
   );
   // Read-your-writes on this instance; other instances' writes arrive through the poller.
   services.changes.subscribe((namespaceKey) => snapshots.invalidate(namespaceKey, 'write'));
@@ -170,6 +172,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   // Token authentication: the bootstrap token exists before the first request; cleanup runs from listen().
   let tokenCleanup: TokenCleanupJob | undefined;
+  let sessionCleanups: TokenCleanupJob[] = [];
   // Audit sinks, fed from the changes table (features/audit): ready before the first write, run from listen().
   let audit: AuditDeliveries | undefined;
   try {
@@ -179,6 +182,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Every recorded change, token writes included (they publish no namespace change).
     services.recorded.subscribe(() => wakeAudit.wake());
     tokenCleanup = createTokenCleanup(db.kysely, config, logger);
+    sessionCleanups = (['oidc', 'github', 'kubernetes'] as const).flatMap((name) => {
+      const job = createSessionCleanup(db.kysely, config, logger, name);
+      return job ? [job] : [];
+    });
     await bootstrapTokenAuthentication(services.auth, config, logger);
     await applySeed(services.documents, config, logger);
   } catch (err) {
@@ -290,6 +297,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       const httpPort = typeof address === 'object' && address ? address.port : port;
       const grpcPort = await grpc.listen(config.server.host, config.server.grpc_port);
       tokenCleanup?.start();
+      for (const job of sessionCleanups) job.start();
       audit?.start();
       revisionPoller.start();
       return { httpPort, grpcPort };
@@ -306,7 +314,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         );
         // Every request has been answered or cut, and the gRPC server is shut down (a second tryShutdown
         // after forceShutdown would never call back): what the requests used can go now.
-        await Promise.allSettled([http.close(), tokenCleanup?.stop(), audit?.stop()]);
+        await Promise.allSettled([
+          http.close(),
+          tokenCleanup?.stop(),
+          ...sessionCleanups.map((job) => job.stop()),
+          audit?.stop(),
+        ]);
         stopCountingCleanups();
         stopCountingChanges();
         const closed = (async () => {

@@ -49,3 +49,30 @@ export function createTokenCleanup(db: Kysely<Database>, config: Config, logger:
   if (!token.enabled && changesRetentionMs === 0) return undefined;
   return new TokenCleanupJob({ db, intervalMs, gracePeriodMs, logger, tokens: token.enabled, changesRetentionMs });
 }
+
+/**
+ * The cleanup of a method that makes sessions (OIDC, Kubernetes): its expired authentications after its
+ * `cleanup.grace_period`; one of OIDC's and GitHub's also removes abandoned sign-ins.
+ */
+export function createSessionCleanup(
+  db: Kysely<Database>,
+  config: Config,
+  logger: Logger,
+  name: 'oidc' | 'github' | 'kubernetes',
+): TokenCleanupJob | undefined {
+  const settings = config.authentication.methods[name];
+  if (!settings.enabled) return undefined;
+  const intervalMs = ms(settings.cleanup.interval);
+  const gracePeriodMs = ms(settings.cleanup.grace_period);
+  for (const [key, value] of [
+    ['interval', intervalMs],
+    ['grace_period', gracePeriodMs],
+  ] as const) {
+    if (!(value > 0))
+      throw new ConfigError(`invalid config at authentication.methods.${name}.cleanup.${key}: must be greater than 0`);
+  }
+  const method = name === 'oidc' ? 'METHOD_OIDC' : name === 'github' ? 'METHOD_GITHUB' : 'METHOD_KUBERNETES';
+  // Abandoned sign-ins of every method are removed by one job (OIDC's, else GitHub's).
+  const loginStates = name === 'oidc' || (name === 'github' && !config.authentication.methods.oidc.enabled);
+  return new TokenCleanupJob({ db, intervalMs, gracePeriodMs, logger, method, loginStates });
+}

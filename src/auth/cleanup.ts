@@ -1,4 +1,5 @@
-// The background job that deletes expired tokens: every `cleanup.interval` it deletes METHOD_TOKEN
+// The background job that deletes expired tokens (and, for a sign-in method, expired sessions and
+// abandoned sign-ins): every `cleanup.interval` it deletes METHOD_TOKEN
 // authentications whose expiry is older than `cleanup.grace_period`. With several instances on one
 // database, one instance at a time runs it: each run first wins a lease of one interval on the
 // `operation_lock` row `cleanup_auth_METHOD_TOKEN` (storage/operation-lock.ts), so two instances never
@@ -16,6 +17,7 @@ import type { Logger } from 'pino';
 import type { AuthMethod } from '../domain/authentication.js';
 import { deleteExpiredAuthentications } from '../storage/authentications.js';
 import { deleteChangesBefore } from '../storage/changes.js';
+import { deleteExpiredLoginStates } from '../storage/login-states.js';
 import { type LockEntry, tryAcquireLock } from '../storage/operation-lock.js';
 import type { Database } from '../storage/schema.js';
 
@@ -65,6 +67,8 @@ export interface TokenCleanupOptions {
   tokens?: boolean;
   /** How long recorded changes are kept; undefined or 0: forever. */
   changesRetentionMs?: number;
+  /** Also delete sign-ins under way whose state expired (a sign-in method's job: OIDC). */
+  loginStates?: boolean;
 }
 
 export type CleanupAttempt = { acquired: true; run: CleanupRun } | { acquired: false; entry: LockEntry };
@@ -113,6 +117,10 @@ export class TokenCleanupJob {
     const expiredBefore = new Date(now.getTime() - gracePeriodMs);
     const deleted =
       this.options.tokens === false ? 0 : await deleteExpiredAuthentications(db, this.method, expiredBefore);
+    if (this.options.loginStates) {
+      const abandoned = await deleteExpiredLoginStates(db, now);
+      if (abandoned > 0) logger.debug({ deleted: abandoned }, 'abandoned sign-ins removed');
+    }
     const retention = this.options.changesRetentionMs ?? 0;
     const changesBefore = retention > 0 ? new Date(now.getTime() - retention) : undefined;
     const changesDeleted = changesBefore ? await deleteChangesBefore(db, changesBefore) : 0;

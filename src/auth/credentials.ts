@@ -52,6 +52,18 @@ function otherBearerSpelling(authorization: string): string {
 }
 
 /**
+ * The token of Flipt's `Authorization: JWT <token>` (the JWT method), in any case and with one or more
+ * spaces; undefined for any other scheme. Asked only once the header is known not to be Bearer.
+ */
+export function presentedJwt(authorization: string | undefined): string | undefined {
+  if (authorization === undefined || authorization.length <= 4 || authorization.slice(0, 4).toLowerCase() !== 'jwt ') {
+    return undefined;
+  }
+  const token = authorization.slice(4).replace(/^ +/, '');
+  return token === '' ? undefined : token;
+}
+
+/**
  * Whether the raw header list (name, value, name, value…) names Authorization more than once. Node keeps
  * only the first in `headers`, so a proxy and Vexil could each read a different credential.
  */
@@ -68,6 +80,35 @@ export function repeatsAuthorization(rawHeaders: readonly string[]): boolean {
 
 /** Set-Cookie values that remove the dashboard's session cookies (Flipt does this on logout and on 401). */
 export function clearedSessionCookies(domain: string): string[] {
-  const scope = `Path=/; ${domain ? `Domain=${domain}; ` : ''}Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT`;
+  // The Domain the session cookie was set with (none for localhost), or the browser keeps it.
+  const scope = `Path=/; ${domain && domain !== 'localhost' ? `Domain=${domain}; ` : ''}Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT`;
   return [`${STATE_COOKIE}=; ${scope}`, `${TOKEN_COOKIE}=; ${scope}; HttpOnly`];
+}
+
+/** The session settings the sign-in cookies follow (`authentication.session`). */
+export interface CookieSettings {
+  domain: string;
+  secure: boolean;
+}
+
+function cookieScope(path: string, maxAgeSeconds: number, settings: CookieSettings): string {
+  // As Flipt: no Domain for localhost (browsers refuse a Domain cookie there).
+  const domain = settings.domain && settings.domain !== 'localhost' ? `; Domain=${settings.domain}` : '';
+  return `Path=${path}${domain}; Max-Age=${maxAgeSeconds}; HttpOnly${settings.secure ? '; Secure' : ''}`;
+}
+
+/** The state cookie of a sign-in under way: sent back only to its callback, also after the provider's redirect. */
+export function stateCookie(state: string, callbackPath: string, lifetimeMs: number, settings: CookieSettings): string {
+  return `${STATE_COOKIE}=${state}; ${cookieScope(callbackPath, Math.ceil(lifetimeMs / 1000), settings)}; SameSite=Lax`;
+}
+
+/** Removes the state cookie at the callback: a state is good for one sign-in. */
+export function clearedStateCookie(callbackPath: string, settings: CookieSettings): string {
+  return `${STATE_COOKIE}=; ${cookieScope(callbackPath, 0, settings)}; SameSite=Lax`;
+}
+
+/** The session cookie a sign-in sets: the new session's client token. */
+export function sessionCookie(clientToken: string, expiresAt: Date, settings: CookieSettings): string {
+  const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - Date.now()) / 1000));
+  return `${TOKEN_COOKIE}=${clientToken}; ${cookieScope('/', maxAge, settings)}; SameSite=Strict`;
 }

@@ -8,8 +8,8 @@ import type { Config } from './schema.js';
 
 type Json = Record<string, unknown>;
 
-/** Flipt's login methods other than `token`, as `authentication.methods` names them. */
-export const OTHER_METHODS = ['oidc', 'github', 'kubernetes', 'jwt', 'cloud'] as const;
+/** Flipt's login methods Vexil does not build yet, as `authentication.methods` names them. */
+export const OTHER_METHODS = ['cloud'] as const;
 
 interface Refusal {
   path: string;
@@ -37,7 +37,7 @@ const REFUSALS: readonly Refusal[] = [
     (method): Refusal => ({
       path: `authentication.methods.${method}.enabled`,
       applies: (c) => c.authentication.methods[method]?.enabled === true,
-      why: `the ${method} authentication method is not supported; Vexil authenticates with tokens only (authentication.methods.token)`,
+      why: `the ${method} authentication method is not supported yet (supported: authentication.methods.token, jwt, oidc, github, kubernetes)`,
     }),
   ),
 ];
@@ -80,6 +80,10 @@ const LIST_KEYS = [
   ['cors', 'allowed_origins'],
   ['cors', 'allowed_headers'],
   ['authentication', 'session', 'csrf', 'trusted_origins'],
+  ['authentication', 'methods', 'jwt', 'validate_claims', 'audiences'],
+  ['authentication', 'methods', 'oidc', 'email_matches'],
+  ['authentication', 'methods', 'github', 'scopes'],
+  ['authentication', 'methods', 'github', 'allowed_organizations'],
 ] as const;
 
 /** Reads a string where Flipt takes a list or a string (`allowed_origins: "*"`) as that list. */

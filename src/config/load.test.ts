@@ -93,18 +93,20 @@ describe('loadConfig', () => {
       'analytics.storage.prometheus.enabled',
       /analytics/,
     ],
-    ['authentication:\n  methods:\n    oidc:\n      enabled: true\n', 'authentication.methods.oidc.enabled', /oidc/],
+    // OIDC is built (issue 40): refused only without providers.
+    [
+      'authentication:\n  methods:\n    oidc:\n      enabled: true\n',
+      'authentication.methods.oidc.providers',
+      /provider/,
+    ],
+    // GitHub is built (issue 40): refused only without its client.
     [
       'authentication:\n  methods:\n    github:\n      enabled: true\n',
-      'authentication.methods.github.enabled',
-      /github/,
+      'authentication.methods.github.client_id',
+      /required/,
     ],
-    [
-      'authentication:\n  methods:\n    kubernetes:\n      enabled: true\n',
-      'authentication.methods.kubernetes.enabled',
-      /kubernetes/,
-    ],
-    ['authentication:\n  methods:\n    jwt:\n      enabled: true\n', 'authentication.methods.jwt.enabled', /jwt/],
+    // JWT is built (issue 40): refused only without a key source.
+    ['authentication:\n  methods:\n    jwt:\n      enabled: true\n', 'authentication.methods.jwt', /jwks_url/],
     ['authentication:\n  methods:\n    cloud:\n      enabled: true\n', 'authentication.methods.cloud.enabled', /cloud/],
     ['experimental:\n  cloud:\n    enabled: true\n', 'experimental.cloud.enabled', /experimental/],
   ])('refuses %j by naming %s', (text, key, why) => {
@@ -118,8 +120,8 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ env: { VEXIL_AUTHORIZATION_REQUIRED: 'true' } })).toThrow(
       /^invalid config at authorization\.required: /,
     );
-    expect(() => loadConfig({ env: { VEXIL_AUTHENTICATION_METHODS_OIDC_ENABLED: '1' } })).toThrow(
-      /^invalid config at authentication\.methods\.oidc\.enabled: /,
+    expect(() => loadConfig({ env: { VEXIL_AUTHENTICATION_METHODS_CLOUD_ENABLED: '1' } })).toThrow(
+      /^invalid config at authentication\.methods\.cloud\.enabled: /,
     );
     expect(loadConfig({ env: { VEXIL_AUTHORIZATION_REQUIRED: 'false' } }).authorization.required).toBe(false);
   });

@@ -6,6 +6,7 @@ import type { TSchema } from 'typebox';
 import Value from 'typebox/value';
 import { parse as parseYaml } from 'yaml';
 import { auditConfigProblem } from './audit.js';
+import { authMethodsProblem, sessionProblem } from './auth-methods.js';
 import { parseDuration } from './duration.js';
 import { dropInertSettings, listsFromStrings, unsupportedSetting } from './flipt-sections.js';
 import { type Config, ConfigSchema } from './schema.js';
@@ -196,6 +197,13 @@ export function loadConfig(options: LoadOptions = {}): Config {
     for (const key of ['cert_file', 'cert_key'] as const) {
       if (config.server[key] === '') throw new ConfigError(`invalid config at server.${key}: required with https`);
     }
+  }
+  const methodProblem = authMethodsProblem(config.authentication.methods) ?? sessionProblem(config.authentication);
+  if (methodProblem) throw new ConfigError(`invalid config at ${methodProblem}`);
+  // As Flipt: a cookie's Domain has no scheme and no port.
+  const domain = config.authentication.session.domain;
+  if (domain !== '') {
+    config.authentication.session.domain = new URL(domain.includes('://') ? domain : `http://${domain}`).hostname;
   }
   const auditProblem = auditConfigProblem(config.audit);
   if (auditProblem) throw new ConfigError(`invalid config at ${auditProblem}`);

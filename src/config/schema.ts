@@ -174,9 +174,9 @@ export const ConfigSchema = Type.Object(
       session: Section({
         domain: Type.String({ default: '' }),
         secure: Type.Boolean({ default: false }),
-        /** Flipt's lifetimes of the OIDC and GitHub login cookies: accepted, those methods are refused. */
-        token_lifetime: Duration('24h', 'accepted for Flipt config files; no login flow sets a session'),
-        state_lifetime: Duration('10m', 'accepted for Flipt config files; no login flow sets a session'),
+        /** Lifetimes of a signed-in session (OIDC) and of a sign-in under way (its state). */
+        token_lifetime: Duration('24h', 'lifetime of a session made by signing in'),
+        state_lifetime: Duration('10m', 'how long a sign-in may take, from authorize to callback'),
         /**
          * Flipt's CSRF settings. Cookie-authenticated writes are always checked by origin (api/http/csrf.ts),
          * whether or not `key` is set; `trusted_origins` are the other origins allowed to make them.
@@ -202,10 +202,78 @@ export const ConfigSchema = Type.Object(
           }),
         }),
         // Flipt's other methods: accepted while disabled, refused when enabled (unsupported.ts).
-        oidc: OtherMethod(),
-        github: OtherMethod(),
-        kubernetes: OtherMethod(),
-        jwt: OtherMethod(),
+        /** Flipt's OIDC method: sign-in through OpenID providers (auth/methods/oidc.ts). */
+        oidc: Section({
+          enabled: Type.Boolean({ default: false }),
+          /** Regular expressions; a person's email must match one, at sign-in and on every request. */
+          email_matches: Type.Array(Type.String(), { default: [] }),
+          /** By name (the name is in the authorize and callback paths). Hidden whole in /meta/config. */
+          providers: Type.Record(
+            Type.String(),
+            Type.Object(
+              {
+                // (Defaults do not reach into a record's values: absent keys are read as empty.)
+                issuer_url: Type.Optional(Type.String()),
+                client_id: Type.Optional(Type.String()),
+                client_secret: Type.Optional(Type.String()),
+                redirect_address: Type.Optional(Type.String()),
+                scopes: Type.Optional(Type.Array(Type.String())),
+                /** Accepted for Flipt config files: every sign-in uses an S256 PKCE verifier of its own. */
+                use_pkce: Type.Optional(Type.Boolean()),
+                /** Accepted for Flipt config files, ignored: every sign-in uses a fresh nonce of its own. */
+                nonce: Type.Optional(Type.String()),
+              },
+              { additionalProperties: false },
+            ),
+            { default: {}, 'x-secret': true },
+          ),
+          cleanup: Section({
+            interval: Duration('1h', 'how often expired sessions are deleted'),
+            grace_period: Duration('30m', 'how long after expiry a session is kept'),
+          }),
+        }),
+        /** Flipt's GitHub method: OAuth sign-in with GitHub or GitHub Enterprise (auth/methods/github.ts). */
+        github: Section({
+          enabled: Type.Boolean({ default: false }),
+          client_id: Type.String({ default: '' }),
+          client_secret: Type.String({ default: '', 'x-secret': true }),
+          redirect_address: Type.String({ default: '' }),
+          scopes: Type.Array(Type.String(), { default: [] }),
+          server_url: Type.String({ default: '' }),
+          api_url: Type.String({ default: '' }),
+          allowed_organizations: Type.Array(Type.String(), { default: [] }),
+          allowed_teams: Type.Record(Type.String(), Type.Array(Type.String()), { default: {} }),
+          cleanup: Section({
+            interval: Duration('1h', 'how often expired GitHub sessions are deleted'),
+            grace_period: Duration('30m', 'how long after expiry a session is kept'),
+          }),
+        }),
+        /** Flipt's Kubernetes method: service-account tokens verified against the cluster (auth/methods/kubernetes.ts). */
+        kubernetes: Section({
+          enabled: Type.Boolean({ default: false }),
+          discovery_url: Type.String({ default: 'https://kubernetes.default.svc.cluster.local' }),
+          ca_path: Type.String({ default: '/var/run/secrets/kubernetes.io/serviceaccount/ca.crt' }),
+          service_account_token_path: Type.String({
+            default: '/var/run/secrets/kubernetes.io/serviceaccount/token',
+          }),
+          cleanup: Section({
+            interval: Duration('1h', 'how often expired Kubernetes authentications are deleted'),
+            grace_period: Duration('30m', 'how long after expiry one is kept'),
+          }),
+        }),
+        /** Flipt's JWT method: `Authorization: JWT <token>` verified against jwks_url or public_key_file (auth/methods/jwt.ts). */
+        jwt: Section({
+          enabled: Type.Boolean({ default: false }),
+          jwks_url: Type.String({ default: '' }),
+          public_key_file: Type.String({ default: '' }),
+          validate_claims: Section({
+            issuer: Type.String({ default: '' }),
+            subject: Type.String({ default: '' }),
+            audiences: Type.Array(Type.String(), { default: [] }),
+          }),
+          /** Flipt's per-method key; nothing is stored per JWT, so there is nothing to clean up. */
+          cleanup: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+        }),
         cloud: OtherMethod(),
       }),
     }),

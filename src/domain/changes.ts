@@ -19,7 +19,7 @@ export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 
 /** Who made a change: Flipt's audit actor fields, plus the token's id when a token made it. */
 export interface ChangeActor {
-  /** `token` for a bearer or cookie token, `none` when authentication is off, `bootstrap` or `cli`. */
+  /** The method (`token`, `jwt`, `oidc`, `github`, `kubernetes`), `none` when authentication is off, `bootstrap` or `cli`. */
   authentication: string;
   ip?: string;
   tokenId?: string;

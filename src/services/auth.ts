@@ -5,9 +5,13 @@
 
 import type { Kysely } from 'kysely';
 import { generateClientToken, hashClientToken } from '../auth/client-token.js';
+import type { GithubMethod } from '../auth/methods/github.js';
+import type { JwtVerifier } from '../auth/methods/jwt.js';
+import type { KubernetesVerifier } from '../auth/methods/kubernetes.js';
+import type { OidcMethod } from '../auth/methods/oidc.js';
 import type { TokenCache } from '../auth/token-cache.js';
 import { type Authentication, type AuthMethod, isExpired, TOKEN_METADATA } from '../domain/authentication.js';
-import { NotFoundError } from '../domain/errors.js';
+import { NotFoundError, UnimplementedError } from '../domain/errors.js';
 import { writeTime } from '../storage/rows.js';
 import type { Database } from '../storage/schema.js';
 import type { AuthenticationStore, OperationLockStore } from '../storage/store.js';
@@ -15,6 +19,15 @@ import { toDomainError } from '../storage/transaction.js';
 import type { RecordedChanges } from './change-recorder.js';
 import { requireMaxLength } from './validation.js';
 import { recordedTransaction } from './write.js';
+
+export interface SignInMethods {
+  jwt?: JwtVerifier;
+  oidc?: OidcMethod;
+  kubernetes?: KubernetesVerifier;
+  github?: GithubMethod;
+  /** `authentication.session.token_lifetime` in ms. */
+  sessionLifetimeMs?: number;
+}
 
 export const DEFAULT_AUTH_LIST_LIMIT = 25;
 export const MAX_AUTH_LIST_LIMIT = 100;
@@ -71,7 +84,82 @@ export class AuthService {
     private readonly tokens?: TokenCache,
     /** Told of the token changes recorded (metrics, the audit outbox). */
     private readonly recorded?: RecordedChanges,
+    /** The sign-in methods that are on (`authentication.methods.*`), and the lifetime of their sessions. */
+    private readonly methods: SignInMethods = {},
   ) {}
+
+  /** The JWT method's verifier (`authentication.methods.jwt` on): `Authorization: JWT <token>`. */
+  get jwt(): JwtVerifier | undefined {
+    return this.methods.jwt;
+  }
+
+  get oidc(): OidcMethod | undefined {
+    return this.methods.oidc;
+  }
+
+  /**
+   * Finishes an OIDC sign-in (auth/methods/oidc.ts checks the state, the code and the person) and makes
+   * its session: a new authentication of method OIDC, stored hashed as a token is, expiring after
+   * `session.token_lifetime`. Every sign-in makes a new session (no fixation).
+   */
+  async oidcCallback(
+    provider: string,
+    query: URLSearchParams,
+    options?: { issuerKnown?: boolean },
+  ): Promise<CreatedToken> {
+    const oidc = this.methods.oidc;
+    if (oidc === undefined) throw new UnimplementedError('authentication method oidc is not enabled');
+    const metadata = await oidc.callback(provider, query, options);
+    return this.createSession('METHOD_OIDC', metadata);
+  }
+
+  get github(): GithubMethod | undefined {
+    return this.methods.github;
+  }
+
+  /** Finishes a GitHub sign-in (auth/methods/github.ts) and makes its session, as `oidcCallback` does. */
+  async githubCallback(query: URLSearchParams): Promise<CreatedToken> {
+    const github = this.methods.github;
+    if (github === undefined) throw new UnimplementedError('authentication method github is not enabled');
+    return this.createSession('METHOD_GITHUB', await github.callback(query));
+  }
+
+  get kubernetesEnabled(): boolean {
+    return this.methods.kubernetes !== undefined;
+  }
+
+  /**
+   * Exchanges a verified Kubernetes service-account token for a client token that expires with it
+   * (auth/methods/kubernetes.ts verifies it against the cluster).
+   */
+  async kubernetesLogin(serviceAccountToken: string): Promise<CreatedToken> {
+    const kubernetes = this.methods.kubernetes;
+    if (kubernetes === undefined) throw new UnimplementedError('authentication method kubernetes is not enabled');
+    const account = await kubernetes.verify(serviceAccountToken);
+    return this.createSession('METHOD_KUBERNETES', account.metadata, account.expiresAt);
+  }
+
+  /** A new session of a sign-in method, recorded as a token creation by the person signing in. */
+  async createSession(method: AuthMethod, metadata: Record<string, string>, expiresAt?: Date): Promise<CreatedToken> {
+    const clientToken = generateClientToken();
+    const label = method.replace(/^METHOD_/, '').toLowerCase();
+    const actor: { authentication: string; email?: string; name?: string } = { authentication: label };
+    if (metadata['io.flipt.auth.email']) actor.email = metadata['io.flipt.auth.email'];
+    if (metadata['io.flipt.auth.name']) actor.name = metadata['io.flipt.auth.name'];
+    const authentication = await this.#record(async (tx, changes) => {
+      const after = await this.authentications.insert(tx, {
+        id: crypto.randomUUID(),
+        hashedClientToken: hashClientToken(clientToken),
+        method,
+        metadata,
+        expiresAt: toMillis(expiresAt ?? new Date(Date.now() + (this.methods.sessionLifetimeMs ?? 24 * 3_600_000))),
+        createdAt: writeTime(),
+      });
+      changes.record({ resourceType: 'token', resourceKey: after.id, action: 'created', after });
+      return after;
+    }, actor);
+    return { clientToken, authentication };
+  }
 
   #find(db: Kysely<Database>, id: string): Promise<Authentication | undefined> {
     return this.authentications.get(db, id).catch((err: unknown) => {
@@ -81,7 +169,10 @@ export class AuthService {
   }
 
   /** Token writes are recorded like every other write, outside any namespace. */
-  #record<T>(work: Parameters<typeof recordedTransaction<T>>[1], actor?: { authentication: string }): Promise<T> {
+  #record<T>(
+    work: Parameters<typeof recordedTransaction<T>>[1],
+    actor?: { authentication: string; email?: string; name?: string },
+  ): Promise<T> {
     return recordedTransaction({ db: this.db, ...(this.recorded ? { recorded: this.recorded } : {}) }, work, {
       ...(actor ? { actor } : {}),
     });
@@ -133,6 +224,9 @@ export class AuthService {
       throw toDomainError(err);
     });
     if (found === undefined) return undefined;
+    // A session whose email `email_matches` no longer lets in is never remembered, so never accepted:
+    // the config cannot change while the process runs, so checking here is checking every request.
+    if (this.methods.oidc !== undefined && !this.methods.oidc.sessionAllowed(found)) return undefined;
     this.tokens?.remember(hash, found, generation);
     return isExpired(found, now) ? undefined : found;
   }

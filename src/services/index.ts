@@ -15,7 +15,7 @@ import { sqlRuleStore } from '../storage/rules.js';
 import type { Database } from '../storage/schema.js';
 import { sqlSegmentStore } from '../storage/segments.js';
 import { sqlVariantStore } from '../storage/variants.js';
-import { AuthService } from './auth.js';
+import { AuthService, type SignInMethods } from './auth.js';
 import { RecordedChanges } from './change-recorder.js';
 import { ChangeFeed } from './changes.js';
 import { ConstraintService } from './constraints.js';
@@ -68,6 +68,8 @@ export interface EvaluationDeps extends EvaluationServiceOptions {
 export interface ServiceOptions {
   /** Remembers presented tokens (absent: every protected request looks its token up). */
   tokens?: TokenCache;
+  /** The sign-in methods besides tokens that are on (JWT, OIDC). */
+  methods?: SignInMethods;
   /** The database's dialect: exports read each namespace at its consistent isolation (default: sqlite). */
   dialect?: DialectName;
 }
@@ -93,7 +95,7 @@ export function createServices(
       rules: sqlRuleStore,
       rollouts: sqlRolloutStore,
     }),
-    auth: new AuthService(db, sqlAuthenticationStore, sqlOperationLockStore, options.tokens, recorded),
+    auth: new AuthService(db, sqlAuthenticationStore, sqlOperationLockStore, options.tokens, recorded, options.methods),
     namespaces: new NamespaceService(ctx, sqlNamespaceStore, states),
     flags: new FlagService(ctx, sqlFlagStore, sqlNamespaceStore, states),
     variants: new VariantService(ctx, sqlVariantStore, sqlNamespaceStore, states),

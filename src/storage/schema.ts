@@ -190,6 +190,18 @@ export interface AuditDeliveryTable {
   updated_at: Timestamp;
 }
 
+/** A sign-in under way (OIDC): consumed once at its callback. */
+export interface LoginStatesTable {
+  /** SHA-256 of the state, base64url: the state itself is never stored. */
+  state_hash: string;
+  method: number;
+  provider: string;
+  nonce: string;
+  code_verifier: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface Database {
   namespaces: NamespacesTable;
   flags: FlagsTable;
@@ -208,4 +220,5 @@ export interface Database {
   seed_state: SeedStateTable;
   changes: ChangesTable;
   audit_delivery: AuditDeliveryTable;
+  login_states: LoginStatesTable;
 }

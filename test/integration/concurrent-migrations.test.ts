@@ -26,6 +26,8 @@ const ALL_MIGRATIONS = [
   '003-seed-state',
   '004-changes',
   '005-audit-delivery',
+  '006-change-revisions',
+  '007-login-states',
 ];
 
 /** Runs `vexil <args>` without blocking the event loop, so several can run at once. */

@@ -184,7 +184,7 @@ const MESSAGES: Record<string, string> = {
     'EvaluationNamespace namespace = 1; repeated EvaluationFlag flags = 2',
   'flipt.evaluation.EvaluationNamespaceSnapshotRequest': 'string key = 1; string reference = 2',
 
-  // flipt.auth (auth/auth.proto; the token method only)
+  // flipt.auth (auth/auth.proto; every method's service)
   'flipt.auth.MethodInfo':
     'Method method = 1; bool enabled = 2; bool session_compatible = 3; google.protobuf.Struct metadata = 4',
   'flipt.auth.ListAuthenticationMethodsResponse': 'repeated MethodInfo methods = 1',
@@ -201,6 +201,12 @@ const MESSAGES: Record<string, string> = {
     'string name = 1; string description = 2; google.protobuf.Timestamp expires_at = 3; string namespace_key = 4; ' +
     'map<string, string> metadata = 7',
   'flipt.auth.CreateTokenResponse': 'string client_token = 1; Authentication authentication = 2',
+  'flipt.auth.AuthorizeURLRequest': 'string provider = 1; string state = 2',
+  'flipt.auth.AuthorizeURLResponse': 'string authorize_url = 1',
+  'flipt.auth.CallbackRequest': 'string provider = 1; string code = 2; string state = 3',
+  'flipt.auth.CallbackResponse': 'string client_token = 1; Authentication authentication = 2',
+  'flipt.auth.VerifyServiceAccountRequest': 'string service_account_token = 1',
+  'flipt.auth.VerifyServiceAccountResponse': 'string client_token = 1; Authentication authentication = 2',
 
   // flipt.ofrep (ofrep/ofrep.proto)
   'flipt.ofrep.GetProviderConfigurationRequest': '',
@@ -307,6 +313,12 @@ const SERVICES: Record<string, string> = {
     `ExpireAuthenticationSelf(ExpireAuthenticationSelfRequest) returns (${EMPTY})`,
   'flipt.auth.AuthenticationMethodTokenService': 'CreateToken(CreateTokenRequest) returns (CreateTokenResponse)',
   'flipt.meta.MetadataService': `GetConfiguration(${EMPTY}) returns (google.api.HttpBody); GetInfo(${EMPTY}) returns (google.api.HttpBody)`,
+  'flipt.auth.AuthenticationMethodOIDCService':
+    'AuthorizeURL(AuthorizeURLRequest) returns (AuthorizeURLResponse); Callback(CallbackRequest) returns (CallbackResponse)',
+  'flipt.auth.AuthenticationMethodGithubService':
+    'AuthorizeURL(AuthorizeURLRequest) returns (AuthorizeURLResponse); Callback(CallbackRequest) returns (CallbackResponse)',
+  'flipt.auth.AuthenticationMethodKubernetesService':
+    'VerifyServiceAccount(VerifyServiceAccountRequest) returns (VerifyServiceAccountResponse)',
   'flipt.ofrep.OFREPService':
     'GetProviderConfiguration(GetProviderConfigurationRequest) returns (GetProviderConfigurationResponse); ' +
     'EvaluateFlag(EvaluateFlagRequest) returns (EvaluatedFlag); ' +
@@ -465,7 +477,7 @@ describe("gRPC wire contract (proto/ against Flipt v1.61's protos)", () => {
     expect(actual.services).toEqual(
       Object.fromEntries(Object.entries(SERVICES).map(([k, v]) => [k, sorted(items(v))])),
     );
-    expect(Object.values(actual.services).flat()).toHaveLength(54);
+    expect(Object.values(actual.services).flat()).toHaveLength(57);
   });
 
   it('declares google.api.HttpBody (the meta answers) with googleapis’ fields', () => {

@@ -26,6 +26,7 @@ describeEachBackend('migrations', (backend) => {
       '004-changes',
       '005-audit-delivery',
       '006-change-revisions',
+      '007-login-states',
     ]);
     const ns = await db.kysely.selectFrom('namespaces').selectAll().execute();
     expect(ns).toHaveLength(1);

@@ -117,6 +117,8 @@ describe.skipIf(!postgres)(
         '003-seed-state',
         '004-changes',
         '005-audit-delivery',
+        '006-change-revisions',
+        '007-login-states',
       ]);
     });
 

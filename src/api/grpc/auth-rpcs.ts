@@ -5,9 +5,9 @@
 
 import type { Config } from '../../config/schema.js';
 import { AUTH_METHODS, type AuthMethod } from '../../domain/authentication.js';
-import { UnauthenticatedError, UnimplementedError } from '../../domain/errors.js';
+import { InvalidArgumentError, UnauthenticatedError, UnimplementedError } from '../../domain/errors.js';
 import type { Services } from '../../services/index.js';
-import { authenticationToWire, authMethodsToWire, createdTokenToWire } from '../resource-shapes.js';
+import { authenticationToWire, authMethodsToWire, createdTokenToWire, enabledMethods } from '../resource-shapes.js';
 import { type TimestampMessage, timestampText, wireToMessage } from './messages.js';
 import type { Rpc, RpcContext } from './rpc.js';
 
@@ -33,7 +33,8 @@ export function publicAuthRpcs(config: Config): Rpc<never>[] {
   const listMethods: Rpc<Req> = {
     method: 'ListAuthenticationMethods',
     kind: 'auth-methods',
-    handle: () => message(authMethodsToWire(config.authentication.methods.token.enabled)),
+    // MethodInfo.metadata is a Struct.
+    handle: () => wireToMessage(authMethodsToWire(enabledMethods(config))),
   };
   return [listMethods] as Rpc<never>[];
 }
@@ -74,7 +75,11 @@ export function authRpcs({ auth }: Services): Rpc<never>[] {
       kind: 'auth',
       write: true,
       async handle(r, context) {
-        await auth.expire(self(context).id, dateOf(r.expiresAt) ?? new Date());
+        const id = self(context).id;
+        // A JWT is not stored, so there is nothing to expire: it ends at its own `exp`.
+        if (id === '')
+          throw new InvalidArgumentError('a JWT is not stored and cannot be expired; it ends at its exp claim');
+        await auth.expire(id, dateOf(r.expiresAt) ?? new Date());
         return EMPTY;
       },
     },
@@ -103,4 +108,78 @@ export function tokenMethodRpcs({ auth }: Services, config: Config): Rpc<never>[
     },
   };
   return [createToken] as Rpc<never>[];
+}
+
+/** flipt.auth.AuthenticationMethodOIDCService: open calls; UNIMPLEMENTED while the method is off, as in Flipt. */
+export function oidcMethodRpcs({ auth }: Services): Rpc<never>[] {
+  const oidc = () => {
+    if (auth.oidc === undefined) throw new UnimplementedError('authentication method oidc is not enabled');
+    return auth.oidc;
+  };
+  const rpcs: Rpc<Req>[] = [
+    {
+      method: 'AuthorizeURL',
+      kind: 'auth-methods',
+      async handle(r) {
+        // A gRPC client may choose the state (Flipt passes it through); it is stored and used once.
+        const { authorizeUrl } = await oidc().authorize(r.provider, r.state || undefined);
+        return { authorizeUrl };
+      },
+    },
+    {
+      method: 'Callback',
+      kind: 'auth-methods',
+      async handle(r) {
+        oidc();
+        const query = new URLSearchParams();
+        if (r.code) query.set('code', r.code);
+        query.set('state', r.state ?? '');
+        const created = await auth.oidcCallback(r.provider, query, { issuerKnown: true });
+        return message(createdTokenToWire(created));
+      },
+    },
+  ];
+  return rpcs as Rpc<never>[];
+}
+
+/** flipt.auth.AuthenticationMethodKubernetesService: open; UNIMPLEMENTED while the method is off. */
+export function kubernetesMethodRpcs({ auth }: Services): Rpc<never>[] {
+  const verify: Rpc<Req> = {
+    method: 'VerifyServiceAccount',
+    kind: 'auth-methods',
+    async handle(r) {
+      return message(createdTokenToWire(await auth.kubernetesLogin(r.serviceAccountToken ?? '')));
+    },
+  };
+  return [verify] as Rpc<never>[];
+}
+
+/** flipt.auth.AuthenticationMethodGithubService: open; UNIMPLEMENTED while the method is off. */
+export function githubMethodRpcs({ auth }: Services): Rpc<never>[] {
+  const github = () => {
+    if (auth.github === undefined) throw new UnimplementedError('authentication method github is not enabled');
+    return auth.github;
+  };
+  const rpcs: Rpc<Req>[] = [
+    {
+      method: 'AuthorizeURL',
+      kind: 'auth-methods',
+      async handle(r) {
+        const { authorizeUrl } = await github().authorize(r.state || undefined);
+        return { authorizeUrl };
+      },
+    },
+    {
+      method: 'Callback',
+      kind: 'auth-methods',
+      async handle(r) {
+        github();
+        const query = new URLSearchParams();
+        if (r.code) query.set('code', r.code);
+        query.set('state', r.state ?? '');
+        return message(createdTokenToWire(await auth.githubCallback(query)));
+      },
+    },
+  ];
+  return rpcs as Rpc<never>[];
 }

@@ -5,7 +5,14 @@ import type { GrpcObject, Server, ServiceClientConstructor } from '@grpc/grpc-js
 import type { Config } from '../../config/schema.js';
 import type { Services } from '../../services/index.js';
 import type { LongLivedStreams } from '../long-lived-streams.js';
-import { authRpcs, publicAuthRpcs, tokenMethodRpcs } from './auth-rpcs.js';
+import {
+  authRpcs,
+  githubMethodRpcs,
+  kubernetesMethodRpcs,
+  oidcMethodRpcs,
+  publicAuthRpcs,
+  tokenMethodRpcs,
+} from './auth-rpcs.js';
 import { passEncodedAnswers } from './evaluation-answer.js';
 import { dataRpcs, evaluationRpcs } from './evaluation-rpcs.js';
 import { fliptRpcs } from './flipt-rpcs.js';
@@ -38,6 +45,9 @@ export function fliptServiceTables(services: Services, config: Config): Record<s
     'flipt.auth.PublicAuthenticationService': publicAuthRpcs(config),
     'flipt.auth.AuthenticationService': authRpcs(services),
     'flipt.auth.AuthenticationMethodTokenService': tokenMethodRpcs(services, config),
+    'flipt.auth.AuthenticationMethodOIDCService': oidcMethodRpcs(services),
+    'flipt.auth.AuthenticationMethodKubernetesService': kubernetesMethodRpcs(services),
+    'flipt.auth.AuthenticationMethodGithubService': githubMethodRpcs(services),
     'flipt.ofrep.OFREPService': ofrepRpcs(services, config),
     'flipt.meta.MetadataService': metaRpcs(config),
   };

@@ -26,7 +26,7 @@ import {
 } from '@grpc/grpc-js';
 import { allowsNamespaceScopedTokens, isExcluded } from '../../auth/access-groups.js';
 import { hashClientToken } from '../../auth/client-token.js';
-import { presentedToken } from '../../auth/credentials.js';
+import { presentedJwt, presentedToken } from '../../auth/credentials.js';
 import type { Config } from '../../config/schema.js';
 import { type Authentication, tokenNamespace } from '../../domain/authentication.js';
 import { PermissionDeniedError, UnauthenticatedError } from '../../domain/errors.js';
@@ -151,14 +151,29 @@ export async function authenticate(
     authorization: firstValue(metadata, 'authorization'),
     cookie: firstValue(metadata, 'cookie'),
   });
+  // Not a Bearer credential: Flipt's `JWT <token>` scheme, when that method is on (auth/methods/jwt.ts).
+  const jwt =
+    token === '' && deps.auth.jwt !== undefined ? presentedJwt(firstValue(metadata, 'authorization')) : undefined;
+  if (jwt !== undefined && deps.auth.jwt !== undefined)
+    return scopeChecked(await deps.auth.jwt.verify(jwt), rpc, request, access.group);
   if (token === undefined || token === '') throw new UnauthenticatedError();
   const hash = tokenHash(token);
   const remembered = deps.auth.rememberedAuthentication(hash);
   const found = remembered !== undefined ? remembered : await deps.auth.lookUpAuthentication(hash);
   if (!found) throw new UnauthenticatedError();
+  return scopeChecked(found, rpc, request, access.group);
+}
+
+/** `found`, unless it is scoped to a namespace the call may not address (PERMISSION_DENIED). */
+function scopeChecked(
+  found: Authentication,
+  rpc: AnyRpc,
+  request: unknown,
+  group: Parameters<typeof allowsNamespaceScopedTokens>[0],
+): Authentication {
   const scope = tokenNamespace(found);
   if (scope !== undefined) {
-    if (!allowsNamespaceScopedTokens(access.group)) throw new PermissionDeniedError();
+    if (!allowsNamespaceScopedTokens(group)) throw new PermissionDeniedError();
     const addressed = (rpc.namespaces ?? defaultNamespaces)(request);
     if (addressed === undefined || !addressed.every((ns) => ns === scope)) throw new PermissionDeniedError();
   }
@@ -265,9 +280,9 @@ function revisionMetadata(revision: string): Metadata {
   return lastRevisionMetadata.metadata;
 }
 
-/** The client's address from grpc-js's peer string (`ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000`). */
+/** The client's address from grpc-js's peer string (`127.0.0.1:5000`, `[::1]:5000`; older: `ipv4:…`). */
 function peerAddress(peer: string): string | undefined {
-  const match = /^ipv[46]:\[?([^\]]*?)\]?:\d+$/.exec(peer);
+  const match = /^(?:ipv[46]:)?\[?([^\]]*?)\]?:\d+$/.exec(peer);
   return match?.[1];
 }
 

@@ -17,6 +17,7 @@ import { hashClientToken } from '../../auth/client-token.js';
 import {
   clearedSessionCookies,
   cookieValue,
+  presentedJwt,
   presentedToken,
   repeatsAuthorization,
   TOKEN_COOKIE,
@@ -130,6 +131,15 @@ export function installAuthentication(app: HttpApp, { config, auth, tickets }: A
       const presented = streamTicketOf(request, url);
       if (presented !== undefined) {
         tickets.verify(presented.ticket, presented.namespaceKey).then(accept, (err: unknown) => done(err as Error));
+        return;
+      }
+    }
+    if (token === '' && auth.jwt !== undefined) {
+      // Not a Bearer credential: Flipt's `JWT <token>` scheme, when that method is on (methods/jwt.ts).
+      const jwt = presentedJwt(request.headers.authorization);
+      if (jwt !== undefined) {
+        if (repeatsAuthorization(request.raw.rawHeaders)) return done(new InvalidArgumentError(REPEATED_AUTHORIZATION));
+        auth.jwt.verify(jwt).then(accept, (err: unknown) => done(err as Error));
         return;
       }
     }

@@ -8,6 +8,7 @@ import { seedState } from './003-seed-state.js';
 import { changes } from './004-changes.js';
 import { auditDelivery } from './005-audit-delivery.js';
 import { changeRevisions } from './006-change-revisions.js';
+import { loginStates } from './007-login-states.js';
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
@@ -17,6 +18,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '004-changes': changes(dialect),
     '005-audit-delivery': auditDelivery(dialect),
     '006-change-revisions': changeRevisions(dialect),
+    '007-login-states': loginStates(dialect),
   };
 }
 

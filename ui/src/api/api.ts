@@ -70,6 +70,25 @@ export const getMetaInfo = (signal?: AbortSignal) => request<MetaInfo>('GET', '/
 /** The caller's own authentication; `token` tests a token before it is kept. */
 export const getSelf = (token?: string) => request<Authentication>('GET', '/auth/v1/self', { token, quiet401: true });
 
+/** One of the server's authentication methods, as GET /auth/v1/method lists them. */
+export interface AuthMethodInfo {
+  method: string;
+  enabled: boolean;
+  sessionCompatible: boolean;
+  metadata?: Record<string, unknown>;
+}
+
+/** The methods the server offers (an open call). */
+export const listAuthMethods = () =>
+  request<{ methods: AuthMethodInfo[] }>('GET', '/auth/v1/method', { quiet401: true });
+
+/** Starts a sign-in: the server sets its state cookie and answers where to send the browser. */
+export const startSignIn = (authorizePath: string) =>
+  request<{ authorizeUrl: string }>('GET', authorizePath, { quiet401: true });
+
+/** Ends the browser's own session (the server also clears its cookie). */
+export const expireSelf = () => request<Record<string, never>>('PUT', '/auth/v1/self/expire', { quiet401: true });
+
 export const listTokens = (pageToken?: string) =>
   request<AuthenticationList>('GET', '/auth/v1/tokens', { query: { limit: 100, pageToken } });
 

@@ -4325,7 +4325,7 @@ export interface paths {
                                 /** @description created, updated, deleted */
                                 action: string;
                                 actor: {
-                                    /** @description `token`, `none` (authentication off), `bootstrap` or `cli` */
+                                    /** @description the method (`token`, `jwt`, `oidc`, `github`, `kubernetes`), `none` (authentication off), `bootstrap` or `cli` */
                                     authentication: string;
                                     ip?: string;
                                     tokenId?: string;
@@ -4476,7 +4476,7 @@ export interface paths {
                                 /** @description created, updated, deleted */
                                 action: string;
                                 actor: {
-                                    /** @description `token`, `none` (authentication off), `bootstrap` or `cli` */
+                                    /** @description the method (`token`, `jwt`, `oidc`, `github`, `kubernetes`), `none` (authentication off), `bootstrap` or `cli` */
                                     authentication: string;
                                     ip?: string;
                                     tokenId?: string;
@@ -4625,7 +4625,7 @@ export interface paths {
                                 /** @description created, updated, deleted */
                                 action: string;
                                 actor: {
-                                    /** @description `token`, `none` (authentication off), `bootstrap` or `cli` */
+                                    /** @description the method (`token`, `jwt`, `oidc`, `github`, `kubernetes`), `none` (authentication off), `bootstrap` or `cli` */
                                     authentication: string;
                                     ip?: string;
                                     tokenId?: string;
@@ -4774,7 +4774,7 @@ export interface paths {
                                 /** @description created, updated, deleted */
                                 action: string;
                                 actor: {
-                                    /** @description `token`, `none` (authentication off), `bootstrap` or `cli` */
+                                    /** @description the method (`token`, `jwt`, `oidc`, `github`, `kubernetes`), `none` (authentication off), `bootstrap` or `cli` */
                                     authentication: string;
                                     ip?: string;
                                     tokenId?: string;
@@ -4910,7 +4910,7 @@ export interface paths {
                             /** @description created, updated, deleted */
                             action: string;
                             actor: {
-                                /** @description `token`, `none` (authentication off), `bootstrap` or `cli` */
+                                /** @description the method (`token`, `jwt`, `oidc`, `github`, `kubernetes`), `none` (authentication off), `bootstrap` or `cli` */
                                 authentication: string;
                                 ip?: string;
                                 tokenId?: string;
@@ -5051,7 +5051,7 @@ export interface paths {
                             /** @description created, updated, deleted */
                             action: string;
                             actor: {
-                                /** @description `token`, `none` (authentication off), `bootstrap` or `cli` */
+                                /** @description the method (`token`, `jwt`, `oidc`, `github`, `kubernetes`), `none` (authentication off), `bootstrap` or `cli` */
                                 authentication: string;
                                 ip?: string;
                                 tokenId?: string;

@@ -7,7 +7,7 @@ import { clearedSessionCookies } from '../../../auth/credentials.js';
 import { parseTimestamp } from '../../../auth/timestamp.js';
 import { AUTH_METHODS, type AuthMethod } from '../../../domain/authentication.js';
 import { InvalidArgumentError, UnauthenticatedError } from '../../../domain/errors.js';
-import { authMethodsToWire } from '../../resource-shapes.js';
+import { authMethodsToWire, enabledMethods } from '../../resource-shapes.js';
 import type { HttpApp } from '../http-app.js';
 import {
   AuthenticationListQuerystring,
@@ -24,6 +24,8 @@ import { EmptySchema, errorResponses } from '../schemas/common.js';
 import type { RouteDeps } from './deps.js';
 
 const tags = ['auth'];
+/** A JWT is not stored, so there is nothing to expire: it ends at its own `exp`. */
+export const NOTHING_TO_EXPIRE = 'a JWT is not stored and cannot be expired; it ends at its exp claim';
 const IdParams = Type.Object({ id: Type.String() });
 
 function parseMethod(value: string | undefined): AuthMethod | undefined {
@@ -63,7 +65,7 @@ export async function authRoutes(app: HttpApp, { config, services }: RouteDeps):
   app.get(
     '/auth/v1/method',
     { config: { kind: 'auth-methods' }, schema: { tags, response: { 200: AuthMethodsSchema, ...errorResponses } } },
-    async () => authMethodsToWire(tokenMethod.enabled),
+    async () => authMethodsToWire(enabledMethods(config)),
   );
 
   app.get(
@@ -84,6 +86,7 @@ export async function authRoutes(app: HttpApp, { config, services }: RouteDeps):
     },
     async (request, reply) => {
       if (!request.authentication) throw new UnauthenticatedError();
+      if (request.authentication.id === '') throw new InvalidArgumentError(NOTHING_TO_EXPIRE);
       const raw = request.query.expiresAt ?? request.query.expires_at;
       const expiresAt = raw === undefined || raw === '' ? new Date() : parseTimestamp('expiresAt', raw);
       await auth.expire(request.authentication.id, expiresAt);

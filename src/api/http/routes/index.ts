@@ -2,6 +2,8 @@
 
 import type { HttpApp } from '../http-app.js';
 import { authRoutes } from './auth.js';
+import { kubernetesRoutes } from './auth-kubernetes.js';
+import { signInRoutes } from './auth-sign-in.js';
 import { changeRoutes } from './changes.js';
 import { constraintRoutes } from './constraints.js';
 import type { RouteDeps } from './deps.js';
@@ -33,6 +35,8 @@ export const routeModules: ((app: HttpApp, deps: RouteDeps) => Promise<void>)[] 
   importExportRoutes,
   changeRoutes,
   authRoutes,
+  signInRoutes,
+  kubernetesRoutes,
   metaRoutes,
   metricsRoutes,
   evaluationRoutes,

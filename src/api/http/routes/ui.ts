@@ -24,7 +24,8 @@ export const UI_SECURITY_HEADERS: Readonly<Record<string, string>> = {
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
-    "img-src 'self' data:",
+    // Signed-in people's pictures come from their provider (OIDC picture, GitHub avatar): https images.
+    "img-src 'self' data: https:",
     "font-src 'self'",
     "connect-src 'self'",
     "manifest-src 'self'",

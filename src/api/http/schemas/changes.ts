@@ -7,7 +7,10 @@ import type { ChangeListQuery } from '../../../services/history.js';
 import { Timestamp } from './common.js';
 
 const ActorSchema = Type.Object({
-  authentication: Type.String({ description: '`token`, `none` (authentication off), `bootstrap` or `cli`' }),
+  authentication: Type.String({
+    description:
+      'the method (`token`, `jwt`, `oidc`, `github`, `kubernetes`), `none` (authentication off), `bootstrap` or `cli`',
+  }),
   ip: Type.Optional(Type.String()),
   tokenId: Type.Optional(Type.String()),
   name: Type.Optional(Type.String()),

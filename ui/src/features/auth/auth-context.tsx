@@ -4,7 +4,7 @@
 
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
-import { getMetaInfo, getSelf } from '../../api/api.js';
+import { expireSelf, getMetaInfo, getSelf } from '../../api/api.js';
 import { ApiError, getScope, getToken, onUnauthorized, setScope, setToken } from '../../api/client.js';
 import type { Authentication } from '../../api/types.js';
 
@@ -27,8 +27,40 @@ export interface AuthState {
    * cannot list namespaces or manage tokens, so the dashboard pins itself to that namespace.
    */
   scope?: string;
+  /** The person signed in through a sign-in method (OIDC, GitHub): their session is a cookie. */
+  person?: Person;
   login(token: string): Promise<void>;
   logout(): void;
+}
+
+export interface Person {
+  name?: string;
+  email?: string;
+  picture?: string;
+  method: string;
+}
+
+/** The person of a sign-in session (Flipt's `io.flipt.auth.*` keys), else undefined (a token). */
+function personOf(self: Authentication | undefined): Person | undefined {
+  if (!self || (self.method !== 'METHOD_OIDC' && self.method !== 'METHOD_GITHUB')) return undefined;
+  const m = self.metadata ?? {};
+  return {
+    method: self.method,
+    ...(m['io.flipt.auth.name'] ? { name: m['io.flipt.auth.name'] } : {}),
+    ...(m['io.flipt.auth.email'] ? { email: m['io.flipt.auth.email'] } : {}),
+    ...(m['io.flipt.auth.picture'] ? { picture: m['io.flipt.auth.picture'] } : {}),
+  };
+}
+
+/** Why a sign-in came back to the dashboard unfinished (the callback's `?signin=`), in plain words. */
+const SIGN_IN_PROBLEMS: Record<string, string> = {
+  expired: 'The sign-in took too long or was already used. Please sign in again.',
+  refused: 'The sign-in was refused. Your account may not be allowed here; ask an administrator.',
+};
+
+function signInProblem(): string | undefined {
+  const code = new URLSearchParams(window.location.search).get('signin');
+  return code ? SIGN_IN_PROBLEMS[code] : undefined;
 }
 
 const AuthContext = createContext<AuthState | null>(null);
@@ -37,14 +69,21 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
   const [required, setRequired] = useState<boolean | undefined>(undefined);
   const [needLogin, setNeedLogin] = useState(false);
-  const [reason, setReason] = useState<string | undefined>();
+  const [reason, setReason] = useState<string | undefined>(signInProblem);
+  const [person, setPerson] = useState<Person | undefined>();
   const [hasToken, setHasToken] = useState(() => Boolean(getToken()));
   const [scope, setScopeState] = useState<string | undefined>(() => getScope() ?? undefined);
 
   // A token kept from before a reload: ask again which namespace it is limited to (it may have
   // been signed in before the dashboard knew about scopes).
   useEffect(() => {
-    if (!getToken()) return;
+    if (!getToken()) {
+      // No token in this tab: perhaps a session cookie from signing in (OIDC, GitHub).
+      getSelf()
+        .then((self) => setPerson(personOf(self)))
+        .catch(() => {});
+      return;
+    }
     getSelf()
       .then((self) => {
         const s = scopeOf(self);
@@ -113,6 +152,11 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   );
 
   const logout = useCallback(() => {
+    if (person) {
+      // The session ends on the server, which also clears its cookie.
+      expireSelf().catch(() => {});
+      setPerson(undefined);
+    }
     setToken(null);
     setScope(null);
     setScopeState(undefined);
@@ -122,11 +166,11 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       setReason(undefined);
       setNeedLogin(true);
     }
-  }, [queryClient, required]);
+  }, [queryClient, required, person]);
 
   const value = useMemo<AuthState>(
-    () => ({ required, needLogin, reason, hasToken, scope, login, logout }),
-    [required, needLogin, reason, hasToken, scope, login, logout],
+    () => ({ required, needLogin, reason, hasToken, scope, ...(person ? { person } : {}), login, logout }),
+    [required, needLogin, reason, hasToken, scope, person, login, logout],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }

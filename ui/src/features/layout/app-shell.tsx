@@ -59,7 +59,7 @@ function ConnectionBanner({ reachable }: { reachable: boolean }) {
 }
 
 export function AppShell({ namespace, children }: { namespace: string; children: ReactNode }) {
-  const { required, hasToken, logout, scope } = useAuth();
+  const { required, hasToken, logout, scope, person } = useAuth();
   const reachable = useServerReachable();
   // At phone width the navigation folds behind a Menu button (styles.css), and folds again on a move.
   const [menuOpen, setMenuOpen] = useState(false);
@@ -122,7 +122,13 @@ export function AppShell({ namespace, children }: { namespace: string; children:
             ) : null}
           </nav>
           <PreferencesMenu />
-          {hasToken ? (
+          {person ? (
+            <p className="person">
+              {person.picture ? <img src={person.picture} alt="" width={24} height={24} /> : null}
+              <span>{person.name ?? person.email ?? 'Signed in'}</span>
+            </p>
+          ) : null}
+          {hasToken || person ? (
             <button type="button" className="btn btn-small btn-ghost sign-out" onClick={logout}>
               Sign out
             </button>
