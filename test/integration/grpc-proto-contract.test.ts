@@ -477,7 +477,7 @@ describe("gRPC wire contract (proto/ against Flipt v1.61's protos)", () => {
     expect(actual.services).toEqual(
       Object.fromEntries(Object.entries(SERVICES).map(([k, v]) => [k, sorted(items(v))])),
     );
-    expect(Object.values(actual.services).flat()).toHaveLength(57);
+    expect(Object.values(actual.services).flat()).toHaveLength(59);
   });
 
   it('declares google.api.HttpBody (the meta answers) with googleapis’ fields', () => {
