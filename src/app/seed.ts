@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { ConfigError } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { DomainError } from '../domain/errors.js';
+import { withLine } from '../services/documents/error-line.js';
 import { formatOfFileName, sniffFormat } from '../services/documents/parse.js';
 import type { ImportExportService, ImportSource } from '../services/import-export.js';
 
@@ -70,7 +71,8 @@ export async function applySeed(documents: ImportExportService, config: Config, 
       'seed applied (existing flags and segments left as they are)',
     );
     return 'applied';
-  } catch (err) {
+  } catch (thrown) {
+    const err = withLine(thrown, sources);
     if (err instanceof DomainError) throw new ConfigError(`db.seed: ${err.message}`);
     throw err;
   }

@@ -16,7 +16,8 @@ import type { NamespaceStore, OperationLockStore } from '../storage/store.js';
 import { bumpRevision, type Tx } from '../storage/transaction.js';
 import { UNSTORABLE_REASON } from '../storage/unstorable-text.js';
 import type { ChangeRecorder } from './change-recorder.js';
-import { DocumentError } from './documents/errors.js';
+import { withLine } from './documents/error-line.js';
+import { DocumentError, keyed } from './documents/errors.js';
 import { type DocumentFormat, parseDocuments } from './documents/parse.js';
 import { parseSourcesOffThread } from './documents/parse-off-thread.js';
 import { serializeNamespaces } from './documents/serialize.js';
@@ -76,8 +77,12 @@ export const SEED_OPERATION = 'seed';
 /** Parses and checks every document of the sources (pure); the first problem is a DocumentError. */
 export function parseSources(sources: ImportSource[]): ParsedDocument[] {
   const out: ParsedDocument[] = [];
-  for (const source of sources) {
-    out.push(...readDocuments(parseDocuments(source.text, source.format, source.name), source.name, source.format));
+  try {
+    for (const source of sources) {
+      out.push(...readDocuments(parseDocuments(source.text, source.format, source.name), source.name, source.format));
+    }
+  } catch (err) {
+    throw withLine(err, sources);
   }
   return out;
 }
@@ -125,7 +130,13 @@ export class ImportExportService {
   }
 
   async importSources(sources: ImportSource[], options: ImportOptions = {}): Promise<ImportResult> {
-    return this.import(await this.parse(sources), options);
+    const docs = await this.parse(sources);
+    try {
+      return await this.import(docs, options);
+    } catch (err) {
+      // An error of the import itself (a segment not found, a key not unique) gets its YAML line too.
+      throw withLine(err, sources);
+    }
   }
 
   async import(docs: ParsedDocument[], options: ImportOptions = {}): Promise<ImportResult> {
@@ -206,8 +217,8 @@ export class ImportExportService {
       // seconds of work that /health and evaluations must not wait behind.
       const unstorable =
         unstorableTextPath(namespace, 'namespace') ??
-        (await firstInTurns(flags, (f, i) => unstorableTextPath(f, `flags[${i}]`))) ??
-        (await firstInTurns(segments, (s, i) => unstorableTextPath(s, `segments[${i}]`)));
+        (await firstInTurns(flags, (f, i) => unstorableTextPath(f, keyed(`flags[${i}]`, f.key)))) ??
+        (await firstInTurns(segments, (s, i) => unstorableTextPath(s, keyed(`segments[${i}]`, s.key))));
       if (unstorable !== undefined) fail(unstorable, UNSTORABLE_REASON);
       if (!(await this.namespaces.find(tx, ns))) {
         const after = await this.namespaces.insert(tx, namespace);
@@ -218,13 +229,14 @@ export class ImportExportService {
       const existing = await this.documents.existingKeys(tx, ns);
       const newFlags = flags.filter((f, i) => {
         if (!existing.flags.has(f.key)) return true;
-        if (!options.skipExisting) fail(`flags[${i}].key`, `flag "${ns}/${f.key}" is not unique`);
+        if (!options.skipExisting) fail(`${keyed(`flags[${i}]`, f.key)}.key`, `flag "${ns}/${f.key}" is not unique`);
         result.skipped.push({ namespace: ns, type: 'flag', key: f.key });
         return false;
       });
       const newSegments = segments.filter((s, i) => {
         if (!existing.segments.has(s.key)) return true;
-        if (!options.skipExisting) fail(`segments[${i}].key`, `segment "${ns}/${s.key}" is not unique`);
+        if (!options.skipExisting)
+          fail(`${keyed(`segments[${i}]`, s.key)}.key`, `segment "${ns}/${s.key}" is not unique`);
         result.skipped.push({ namespace: ns, type: 'segment', key: s.key });
         return false;
       });
@@ -234,13 +246,19 @@ export class ImportExportService {
         f.rules.forEach((r, j) => {
           for (const key of r.segmentKeys) {
             if (!available.has(key))
-              fail(`flags[${i}].rules[${j}].segment`, `segment "${key}" not found in namespace "${ns}"`);
+              fail(
+                `${keyed(`flags[${i}]`, f.key)}.rules[${j}].segment`,
+                `segment "${key}" not found in namespace "${ns}"`,
+              );
           }
         });
         f.rollouts.forEach((r, j) => {
           for (const key of r.segment?.segmentKeys ?? []) {
             if (!available.has(key))
-              fail(`flags[${i}].rollouts[${j}].segment`, `segment "${key}" not found in namespace "${ns}"`);
+              fail(
+                `${keyed(`flags[${i}]`, f.key)}.rollouts[${j}].segment`,
+                `segment "${key}" not found in namespace "${ns}"`,
+              );
           }
         });
       });

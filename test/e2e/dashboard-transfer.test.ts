@@ -158,7 +158,10 @@ suite(title('dashboard: export, copy and import namespaces'), () => {
         .getByLabel('Document')
         .setInputFiles({ name: 'bad.yml', mimeType: 'application/yaml', buffer: Buffer.from(BROKEN) });
       await panel.getByRole('button', { name: 'Preview' }).click();
-      await panel.getByText(/segment "nobody"/).waitFor();
+      // The failing flag by key as well as index, and the line in the file (issue 42, item 5).
+      await panel
+        .getByText(/flags\[0\] \(banner\)\.rules\[0\]\.segment at line 8: segment "nobody" not found/)
+        .waitFor();
       await screenshot(page, 'transfer-02-import-error');
 
       // A YAML alias bomb (issue 36): refused, naming the limit, before anything expands it.

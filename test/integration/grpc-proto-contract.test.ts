@@ -8,6 +8,10 @@
 // Notation, per message: `type name = number` separated by `;`, with `repeated`, `optional` (proto3
 // optional), `map<K, V>` and `oneof(name)` as prefixes; types of the message's own package are
 // written without it.
+//
+// Vexil's extensions in Flipt's messages (ADR 0036) are fields numbered 1000 and up and messages
+// named Vexil* in the flipt package: they are no difference from Flipt, but they are listed
+// (EXTENSIONS), so none appears unnoticed and none takes a number Flipt could use.
 
 import { FileDescriptorProto, type IFileDescriptorProto } from 'protobufjs/ext/descriptor/index.js';
 import { describe, expect, it } from 'vitest';
@@ -325,10 +329,27 @@ const SERVICES: Record<string, string> = {
     'EvaluateBulk(EvaluateBulkRequest) returns (BulkEvaluationResponse)',
 };
 
+/** Vexil's extensions: the fields numbered ≥ 1000 of Flipt's messages, and Vexil's own messages there. */
+const EXTENSIONS: Record<string, string> = {
+  'flipt.CreateRuleRequest': 'VexilRuleSplit vexil_split = 1000',
+  'flipt.UpdateRuleRequest': 'VexilRuleSplit vexil_split = 1000',
+  'flipt.CreateSegmentRequest': 'VexilSegmentConstraints vexil_constraints = 1000',
+  'flipt.UpdateSegmentRequest': 'VexilSegmentConstraints vexil_constraints = 1000',
+  'flipt.VexilRuleSplit': 'repeated VexilSplitEntry distributions = 1',
+  'flipt.VexilSplitEntry': 'string variant_id = 1; float rollout = 2',
+  'flipt.VexilSegmentConstraints': 'repeated VexilConstraintEntry constraints = 1',
+  'flipt.VexilConstraintEntry':
+    'string id = 1; ComparisonType type = 2; string property = 3; string operator = 4; string value = 5; ' +
+    'string description = 6',
+};
+const FIRST_EXTENSION_FIELD = 1000;
+
 // ---- Reading the contract back from descriptors --------------------------------------------------
 
 interface Contract {
   messages: Record<string, string[]>;
+  /** Vexil's extensions, kept out of `messages`. */
+  extensions: Record<string, string[]>;
   enums: Record<string, string[]>;
   services: Record<string, string[]>;
 }
@@ -396,7 +417,7 @@ function contractOf(files: IFileDescriptorProto[]): Contract {
   const shortName = (fullName: string, pkg: string) =>
     fullName.startsWith(`${pkg}.`) ? fullName.slice(pkg.length + 1) : fullName;
 
-  const contract: Contract = { messages: {}, enums: {}, services: {} };
+  const contract: Contract = { messages: {}, extensions: {}, enums: {}, services: {} };
   for (const f of files) {
     const pkg = f.package ?? '';
     // Vexil's own extensions (proto/vexil/) are no part of Flipt's contract.
@@ -409,7 +430,8 @@ function contractOf(files: IFileDescriptorProto[]): Contract {
         }
         return SCALARS[field.type ?? 0] ?? `type ${field.type}`;
       };
-      contract.messages[fullName] = (m.field ?? [])
+      const own = m.name?.startsWith('Vexil') === true;
+      const fields = (m.field ?? [])
         .slice()
         .sort((a, b) => (a.number ?? 0) - (b.number ?? 0))
         .map((field) => {
@@ -437,6 +459,11 @@ function contractOf(files: IFileDescriptorProto[]): Contract {
           }
           return `${type} ${declared}`;
         });
+      const isExtension = (item: string) =>
+        own || Number(item.slice(item.lastIndexOf('=') + 1)) >= FIRST_EXTENSION_FIELD;
+      const extensions = fields.filter(isExtension);
+      if (!own) contract.messages[fullName] = fields.filter((item) => !isExtension(item));
+      if (extensions.length > 0) contract.extensions[fullName] = extensions;
     }
     for (const e of f.enumType ?? []) {
       contract.enums[`${pkg}.${e.name}`] = (e.value ?? []).map((v) => `${v.name} = ${v.number}`);
@@ -459,7 +486,12 @@ const expectedMessages = () => Object.fromEntries(Object.entries(MESSAGES).map((
 function sortedContract(c: Contract): Contract {
   const sortAll = (r: Record<string, string[]>) =>
     Object.fromEntries(Object.entries(r).map(([k, v]) => [k, sorted(v)]));
-  return { messages: sortAll(c.messages), enums: sortAll(c.enums), services: sortAll(c.services) };
+  return {
+    messages: sortAll(c.messages),
+    extensions: sortAll(c.extensions),
+    enums: sortAll(c.enums),
+    services: sortAll(c.services),
+  };
 }
 
 describe("gRPC wire contract (proto/ against Flipt v1.61's protos)", () => {
@@ -467,6 +499,12 @@ describe("gRPC wire contract (proto/ against Flipt v1.61's protos)", () => {
 
   it('has every message with Flipt’s field names, numbers, types and labels, and no other', () => {
     expect(actual.messages).toEqual(expectedMessages());
+  });
+
+  it('has Vexil’s extensions (fields ≥ 1000, Vexil* messages) listed, and no other', () => {
+    expect(actual.extensions).toEqual(
+      Object.fromEntries(Object.entries(EXTENSIONS).map(([k, v]) => [k, sorted(items(v))])),
+    );
   });
 
   it('has every enum with Flipt’s values and numbers, and no other', () => {
@@ -493,14 +531,15 @@ describe("gRPC wire contract (proto/ against Flipt v1.61's protos)", () => {
     ]);
   });
 
-  it('fails on a field with a wrong number, a wrong type or outside its oneof', () => {
-    const mutate = (change: (flag: Message, rollout: Message) => void): Contract => {
+  it('fails on a field with a wrong number, a wrong type, outside its oneof or an extension below 1000', () => {
+    const mutate = (change: (flag: Message, rollout: Message, rule: Message) => void): Contract => {
       const files = fileDescriptors();
       const flipt = files.find((f) => f.package === 'flipt');
       const flag = flipt?.messageType?.find((m) => m.name === 'Flag');
       const rollout = flipt?.messageType?.find((m) => m.name === 'Rollout');
-      if (!flag || !rollout) throw new Error('flipt.Flag or flipt.Rollout missing');
-      change(flag, rollout);
+      const rule = flipt?.messageType?.find((m) => m.name === 'CreateRuleRequest');
+      if (!flag || !rollout || !rule) throw new Error('flipt.Flag, flipt.Rollout or flipt.CreateRuleRequest missing');
+      change(flag, rollout, rule);
       return sortedContract(contractOf(files));
     };
     const field = (m: Message, name: string) => {
@@ -524,6 +563,12 @@ describe("gRPC wire contract (proto/ against Flipt v1.61's protos)", () => {
       delete field(rollout, 'threshold').oneofIndex;
     });
     expect(outOfOneof.messages['flipt.Rollout']).not.toEqual(expected['flipt.Rollout']);
+
+    // An extension numbered where Flipt could put a field is a difference, not an extension.
+    const extensionInFliptRange = mutate((_flag, _rollout, rule) => {
+      field(rule, 'vexil_split').number = 7;
+    });
+    expect(extensionInFliptRange.messages['flipt.CreateRuleRequest']).not.toEqual(expected['flipt.CreateRuleRequest']);
 
     // Unchanged, the same path agrees: the failures above come from the changes.
     expect(mutate(() => {}).messages).toEqual(expected);

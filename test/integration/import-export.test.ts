@@ -143,7 +143,11 @@ describeEachBackend('import and export', (backend) => {
     const again = await importText(source.app, text, 'application/yaml');
     expect(again).toEqual({
       status: 400,
-      body: { code: 3, message: 'request body: document 1: flags[0].key: flag "v13/theme" is not unique', details: [] },
+      body: {
+        code: 3,
+        message: 'request body: document 1: flags[0] (theme).key at line 5: flag "v13/theme" is not unique',
+        details: [],
+      },
     });
     const skipped = await importText(source.app, text, 'application/yaml', '?skip_existing=true');
     expect(skipped.status).toBe(200);
@@ -222,20 +226,67 @@ describeEachBackend('bad documents', (backend) => {
     `version: "1.4"\nnamespace: bad\nflags:\n  - key: ok\n    name: OK\n  - key: colour\n    name: Colour\n${body}`;
   const variants = '    variants:\n      - key: red\n      - key: blue\n';
 
+  // Issue 42, item 5: an error names the flag or segment by key as well as by index, and in YAML the line.
+  const keyedYaml =
+    'namespace: bad\nflags:\n  - key: ok\n    name: OK\n  - key: pricing-page\n    name: Pricing\n    rules:\n      - segment: ""\n';
+  const keyedSegmentYaml =
+    'namespace: bad\nsegments:\n  - key: beta\n    name: Beta\n    constraints:\n      - type: STRING_COMPARISON_TYPE\n        property: plan\n        operator: near\n        value: x\n';
+  const keyedJson = JSON.stringify({
+    namespace: 'bad',
+    flags: [
+      { key: 'ok', name: 'OK' },
+      { key: 'pricing-page', name: 'Pricing', rules: [{ segment: '' }] },
+    ],
+  });
+  const keyedSegmentJson = JSON.stringify({
+    namespace: 'bad',
+    segments: [
+      {
+        key: 'beta',
+        name: 'Beta',
+        constraints: [{ type: 'STRING_COMPARISON_TYPE', property: 'plan', operator: 'near', value: 'x' }],
+      },
+    ],
+  });
+
   const cases: [string, string, string, string][] = [
+    [
+      'a flag error in YAML: the flag key and the line',
+      'application/yaml',
+      keyedYaml,
+      'request body: document 1: flags[1] (pricing-page).rules[0].segment at line 8: must not be empty',
+    ],
+    [
+      'a segment error in YAML: the segment key and the line',
+      'application/yaml',
+      keyedSegmentYaml,
+      'request body: document 1: segments[0] (beta).constraints[0] at line 6: constraint operator "near" is not valid for type string',
+    ],
+    [
+      'a flag error in JSON: the flag key, no line',
+      'application/json',
+      keyedJson,
+      'request body: document 1: flags[1] (pricing-page).rules[0].segment: must not be empty',
+    ],
+    [
+      'a segment error in JSON: the segment key, no line',
+      'application/json',
+      keyedSegmentJson,
+      'request body: document 1: segments[0] (beta).constraints[0]: constraint operator "near" is not valid for type string',
+    ],
     [
       'an unknown variant in a distribution',
       'application/yaml',
       flag(
         `${variants}    rules:\n      - segment: s\n        distributions:\n          - variant: red\n            rollout: 50\n          - variant: blu\n            rollout: 50\nsegments:\n  - key: s\n    name: S\n`,
       ),
-      'request body: document 1: flags[1].rules[0].distributions[1]: variant "blu" not found for flag "colour"',
+      'request body: document 1: flags[1] (colour).rules[0].distributions[1] at line 16: variant "blu" not found for flag "colour"',
     ],
     [
       'a rule on an unknown segment',
       'application/yaml',
       flag(`${variants}    rules:\n      - segment: nowhere\n`),
-      'request body: document 1: flags[1].rules[0].segment: segment "nowhere" not found in namespace "bad"',
+      'request body: document 1: flags[1] (colour).rules[0].segment at line 12: segment "nowhere" not found in namespace "bad"',
     ],
     [
       'a rollout with both segment and threshold',
@@ -243,19 +294,19 @@ describeEachBackend('bad documents', (backend) => {
       flag(
         '    type: BOOLEAN_FLAG_TYPE\n    rollouts:\n      - segment: {key: s, value: true}\n        threshold: {percentage: 5, value: true}\nsegments:\n  - key: s\n    name: S\n',
       ),
-      'request body: document 1: flags[1].rollouts[0]: cannot have both segment and threshold',
+      'request body: document 1: flags[1] (colour).rollouts[0] at line 10: cannot have both segment and threshold',
     ],
     [
       'an unknown constraint operator',
       'application/yaml',
       'namespace: bad\nsegments:\n  - key: s\n    name: S\n    constraints:\n      - {type: STRING_COMPARISON_TYPE, property: p, operator: near, value: x}\n',
-      'request body: document 1: segments[0].constraints[0]: constraint operator "near" is not valid for type string',
+      'request body: document 1: segments[0] (s).constraints[0] at line 6: constraint operator "near" is not valid for type string',
     ],
     [
       'an unknown comparison type',
       'application/yaml',
       'namespace: bad\nsegments:\n  - key: s\n    name: S\n    constraints:\n      - {type: COLOUR_COMPARISON_TYPE, property: p, operator: eq, value: x}\n',
-      'request body: document 1: segments[0].constraints[0].type: unknown comparison type "COLOUR_COMPARISON_TYPE"',
+      'request body: document 1: segments[0] (s).constraints[0].type at line 6: unknown comparison type "COLOUR_COMPARISON_TYPE"',
     ],
     [
       'distributions over 100',
@@ -263,19 +314,19 @@ describeEachBackend('bad documents', (backend) => {
       flag(
         `${variants}    rules:\n      - segment: s\n        distributions:\n          - {variant: red, rollout: 60}\n          - {variant: blue, rollout: 50}\nsegments:\n  - key: s\n    name: S\n`,
       ),
-      'request body: document 1: flags[1].rules[0].distributions: rollouts add up to 110, more than 100',
+      'request body: document 1: flags[1] (colour).rules[0].distributions at line 13: rollouts add up to 110, more than 100',
     ],
     [
       'a flag key twice in one document',
       'application/yaml',
       flag('  - key: ok\n    name: Again\n'),
-      'request body: document 1: flags[2].key: flag "ok" is given twice (also flags[0])',
+      'request body: document 1: flags[2] (ok).key at line 8: flag "ok" is given twice (also flags[0])',
     ],
     [
       'a segment key twice in one document',
       'application/yaml',
       'namespace: bad\nsegments:\n  - key: s\n    name: S\n  - key: s\n    name: T\n',
-      'request body: document 1: segments[1].key: segment "s" is given twice (also segments[0])',
+      'request body: document 1: segments[1] (s).key at line 5: segment "s" is given twice (also segments[0])',
     ],
     [
       'invalid YAML',
@@ -293,7 +344,7 @@ describeEachBackend('bad documents', (backend) => {
       'an unknown version',
       'application/yaml',
       'version: "2.0"\nnamespace: bad\n',
-      'request body: document 1: version: unsupported version "2.0" (supported: 1.0, 1.1, 1.2, 1.3, 1.4)',
+      'request body: document 1: version at line 1: unsupported version "2.0" (supported: 1.0, 1.1, 1.2, 1.3, 1.4)',
     ],
     [
       'a JSON number where a string belongs',
@@ -305,19 +356,19 @@ describeEachBackend('bad documents', (backend) => {
       'a field newer than the document version',
       'application/yaml',
       'version: "1.2"\nnamespace: bad\nflags:\n  - key: a\n    name: A\n    metadata: {x: 1}\n',
-      'request body: document 1: flags[0].metadata: is supported from version 1.3, this document is 1.2',
+      'request body: document 1: flags[0] (a).metadata at line 6: is supported from version 1.3, this document is 1.2',
     ],
     [
       'the second document of a stream is bad: the first is not written either',
       'application/yaml',
       'namespace: bad\nflags:\n  - key: a\n    name: A\n---\nnamespace: bad2\nflags:\n  - key: b\n',
-      'request body: document 2: flags[0].name: must not be empty',
+      'request body: document 2: flags[0] (b).name at line 8: must not be empty',
     ],
     [
       'an existing key (checked against the database)',
       'application/yaml',
       'namespace: bad\nflags:\n  - key: a\n    name: A\n---\nnamespace: v13\nflags:\n  - key: theme\n    name: T\n',
-      'request body: document 2: flags[0].key: flag "v13/theme" is not unique',
+      'request body: document 2: flags[0] (theme).key at line 8: flag "v13/theme" is not unique',
     ],
   ];
 

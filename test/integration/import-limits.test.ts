@@ -49,12 +49,12 @@ const REFUSED: [string, string, string][] = [
   [
     'metadata over 1000 KB',
     `namespace: bombed\nflags:\n  - key: f\n    name: F\n    metadata: ${JSON.stringify(OVERSIZED)}\n`,
-    `flags[0].metadata: ${TOO_BIG}`,
+    `flags[0] (f).metadata at line 5: ${TOO_BIG}`,
   ],
   [
     'an attachment over 1000 KB',
     `namespace: bombed\nflags:\n  - key: f\n    name: F\n    variants:\n      - key: v\n        attachment: ${JSON.stringify(OVERSIZED)}\n`,
-    `flags[0].variants[0].attachment: ${TOO_BIG}`,
+    `flags[0] (f).variants[0] (v).attachment at line 7: ${TOO_BIG}`,
   ],
 ];
 

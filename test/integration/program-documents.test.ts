@@ -61,9 +61,42 @@ describe('vexil import and export', { timeout: 120_000 }, () => {
     const res = runVexil(['import', fixture('v1.0.yml'), bad], env);
     expect(res.status).toBe(1);
     expect(res.stderr).toBe(
-      `vexil: ${bad}: document 1: flags[0].rules[0].distributions[0]: variant "blu" not found for flag "colour"\n`,
+      `vexil: ${bad}: document 1: flags[0] (colour).rules[0].distributions[0] at line 10: variant "blu" not found for flag "colour"\n`,
     );
     expect(withoutHeader(runVexil(['export', '--all-namespaces'], env).stdout)).toBe(withoutHeader(before));
+  });
+
+  // Issue 42, item 5: the flag or segment by key as well as by index; in YAML the line too.
+  it.each([
+    [
+      'a flag error, YAML',
+      'keyed-flag.yml',
+      'namespace: fresh\nflags:\n  - key: ok\n    name: OK\n  - key: pricing-page\n    name: Pricing\n    rules:\n      - segment: ""\n',
+      'flags[1] (pricing-page).rules[0].segment at line 8: must not be empty',
+    ],
+    [
+      'a segment error, YAML',
+      'keyed-segment.yml',
+      'namespace: fresh\nsegments:\n  - key: beta\n    name: Beta\n    constraints:\n      - {type: STRING_COMPARISON_TYPE, property: plan, operator: near, value: x}\n',
+      'segments[0] (beta).constraints[0] at line 6: constraint operator "near" is not valid for type string',
+    ],
+    [
+      'a flag error, JSON',
+      'keyed-flag.json',
+      '{"namespace": "fresh", "flags": [{"key": "ok", "name": "OK"}, {"key": "pricing-page", "name": "Pricing", "rules": [{"segment": ""}]}]}',
+      'flags[1] (pricing-page).rules[0].segment: must not be empty',
+    ],
+    [
+      'a segment error, JSON',
+      'keyed-segment.json',
+      '{"namespace": "fresh", "segments": [{"key": "beta", "name": "Beta", "constraints": [{"type": "STRING_COMPARISON_TYPE", "property": "plan", "operator": "near", "value": "x"}]}]}',
+      'segments[0] (beta).constraints[0]: constraint operator "near" is not valid for type string',
+    ],
+  ])('%s: the error names the key (and the YAML line)', (_title, name, text, message) => {
+    const file = join(dir, name);
+    writeFileSync(file, text);
+    const res = runVexil(['import', file], env);
+    expect([res.status, res.stderr]).toEqual([1, `vexil: ${file}: document 1: ${message}\n`]);
   });
 
   it('--dry-run prints what would be created, skipped and dropped', () => {
@@ -136,7 +169,7 @@ describe('vexil import and export', { timeout: 120_000 }, () => {
       const failed = runVexil(['import', copy, ...remote], env);
       expect(failed.status).toBe(1);
       expect(failed.stderr).toBe(
-        `vexil: ${server.baseUrl} answered 400: request body: document 1: flags[0].key: flag "v13/theme" is not unique\n`,
+        `vexil: ${server.baseUrl} answered 400: request body: document 1: flags[0] (theme).key: flag "v13/theme" is not unique\n`,
       );
     } finally {
       expect(await server.stop()).toBe(0);

@@ -147,7 +147,7 @@ describe('a bad seed', { timeout: 60_000 }, () => {
     const res = runVexil(['serve'], env);
     expect(res.status).toBe(1);
     expect(res.stderr).toBe(
-      `vexil: db.seed: ${bad}: document 1: flags[0].rules[0].segment: segment "nowhere" not found in namespace "dev"\n`,
+      `vexil: db.seed: ${bad}: document 1: flags[0] (x).rules[0].segment at line 6: segment "nowhere" not found in namespace "dev"\n`,
     );
     const missing = runVexil(['serve'], { ...env, VEXIL_DB_SEED: join(dir, 'nope.yml') });
     expect(missing.status).toBe(1);

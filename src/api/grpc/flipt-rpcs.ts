@@ -7,6 +7,8 @@
 import { namespaceKeyOrDefault } from '../../domain/namespace-key.js';
 import type { Services } from '../../services/index.js';
 import type { RolloutInput } from '../../services/rollouts.js';
+import type { DistributionInput } from '../../services/rules.js';
+import type { SegmentInput } from '../../services/segments.js';
 import type { ListQuery } from '../../storage/pagination.js';
 import {
   constraintToWire,
@@ -42,6 +44,27 @@ function listOrAbsent(values: readonly string[] | null | undefined): string[] | 
 
 function textOrAbsent(value: string | null | undefined): string | undefined {
   return value ? value : undefined;
+}
+
+/** The Vexil extension field of the rule requests (ADR 0036): the whole split, or absent (null). */
+function splitOf(request: Req): DistributionInput[] | undefined {
+  const split = request.vexilSplit;
+  if (!split) return undefined;
+  return split.distributions.map((d: Req) => ({ variantId: d.variantId, rollout: d.rollout }));
+}
+
+/** The Vexil extension field of the segment requests (ADR 0036): the whole constraint list, or absent. */
+function constraintsOf(request: Req): SegmentInput['constraints'] {
+  const list = request.vexilConstraints;
+  if (!list) return undefined;
+  return list.constraints.map((c: Req) => ({
+    id: textOrAbsent(c.id),
+    type: c.type,
+    property: c.property,
+    operator: c.operator,
+    value: c.value,
+    description: c.description,
+  }));
 }
 
 function metadataOf(value: StructMessage | null | undefined): Record<string, unknown> | undefined {
@@ -179,6 +202,7 @@ export function fliptRpcs(services: Services): Rpc<never>[] {
           segmentKey: textOrAbsent(r.segmentKey),
           segmentKeys: listOrAbsent(r.segmentKeys),
           segmentOperator: r.segmentOperator,
+          distributions: splitOf(r),
         }),
       ),
     ),
@@ -188,6 +212,7 @@ export function fliptRpcs(services: Services): Rpc<never>[] {
           segmentKey: textOrAbsent(r.segmentKey),
           segmentKeys: listOrAbsent(r.segmentKeys),
           segmentOperator: r.segmentOperator,
+          distributions: splitOf(r),
         }),
       ),
     ),
@@ -239,12 +264,23 @@ export function fliptRpcs(services: Services): Rpc<never>[] {
     management('ListSegments', false, async (r) => segmentListToWire(await segments.list(ns(r), listQuery(r)))),
     management('CreateSegment', true, async (r) =>
       segmentToWire(
-        await segments.create(ns(r), { key: r.key, name: r.name, description: r.description, matchType: r.matchType }),
+        await segments.create(ns(r), {
+          key: r.key,
+          name: r.name,
+          description: r.description,
+          matchType: r.matchType,
+          constraints: constraintsOf(r),
+        }),
       ),
     ),
     management('UpdateSegment', true, async (r) =>
       segmentToWire(
-        await segments.update(ns(r), r.key, { name: r.name, description: r.description, matchType: r.matchType }),
+        await segments.update(ns(r), r.key, {
+          name: r.name,
+          description: r.description,
+          matchType: r.matchType,
+          constraints: constraintsOf(r),
+        }),
       ),
     ),
     management('DeleteSegment', true, async (r) => {

@@ -1,6 +1,7 @@
 // The one error of reading or applying a document: it names the source (a file, stdin, a request), the
-// document of the stream, the object and the field, e.g.
-// `flags.yml: document 1: flags[3].rules[0].distributions[1]: variant "blu" not found for flag "colour"`.
+// document of the stream, the object (by index, and by key where it has one) and the field, and in a
+// YAML source the line of that field, e.g.
+// `flags.yml: document 1: flags[3] (colour).rules[0].distributions[1] at line 14: variant "blu" not found for flag "colour"`.
 
 import { InvalidArgumentError } from '../../domain/errors.js';
 
@@ -9,10 +10,21 @@ export class DocumentError extends InvalidArgumentError {
     readonly source: string,
     /** 0-based position of the document in its source. */
     readonly documentIndex: number,
-    /** The object and field, e.g. `flags[3].key`; '' for the document as a whole. */
+    /** The object and field, e.g. `flags[3] (colour).key`; '' for the document as a whole. */
     readonly path: string,
     readonly reason: string,
+    /** 1-based line of the object or field in a YAML source (error-line.ts), when known. */
+    readonly line?: number,
   ) {
-    super(`${source}: document ${documentIndex + 1}: ${path ? `${path}: ` : ''}${reason}`);
+    const where = `${path}${line !== undefined ? `${path ? ' ' : ''}at line ${line}` : ''}`;
+    super(`${source}: document ${documentIndex + 1}: ${where ? `${where}: ` : ''}${reason}`);
   }
+}
+
+/** Only what cannot be mistaken for path syntax names an object (a key failing this is reported itself). */
+const KEY_LABEL = /^[-_,A-Za-z0-9]+$/;
+
+/** `flags[4]` → `flags[4] (pricing-page)`: an indexed object named by its key too, when it has one. */
+export function keyed(indexPath: string, key: unknown): string {
+  return typeof key === 'string' && KEY_LABEL.test(key) ? `${indexPath} (${key})` : indexPath;
 }

@@ -1,4 +1,4 @@
-// The part of js-yaml (4.x, which ships no types) that parse.ts uses.
+// The part of js-yaml (4.x, which ships no types) that parse.ts and error-line.ts use.
 
 declare module 'js-yaml' {
   export interface Schema {
@@ -9,6 +9,8 @@ declare module 'js-yaml' {
     filename?: string;
     schema?: Schema;
     json?: boolean;
+    /** Called as each node starts ('open') and once it is read ('close', with its value in `result`). */
+    listener?: (event: 'open' | 'close', state: { line: number; position: number; result: unknown }) => void;
   }
   export class YAMLException extends Error {
     reason: string;

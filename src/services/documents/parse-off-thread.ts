@@ -35,7 +35,7 @@ export type WorkerPiece =
   | { kind: 'document'; document: ParsedDocument }
   | { kind: 'flags'; items: FlagContent[] }
   | { kind: 'segments'; items: SegmentContent[] }
-  | { kind: 'document-error'; source: string; index: number; path: string; reason: string }
+  | { kind: 'document-error'; source: string; index: number; path: string; reason: string; line?: number }
   | { kind: 'done' };
 
 /** Refuses sources over MAX_IMPORT_BYTES in all, naming the first (the HTTP route answers 413 before). */
@@ -90,7 +90,7 @@ export async function parseSourcesOffThread(
             current?.content.segments.push(...piece.items);
             break;
           case 'document-error':
-            reject(new DocumentError(piece.source, piece.index, piece.path, piece.reason));
+            reject(new DocumentError(piece.source, piece.index, piece.path, piece.reason, piece.line));
             return;
           case 'done':
             resolve(docs);

@@ -4,6 +4,7 @@
 // receiving them never holds the caller's event loop for long (ADR 0034).
 
 import { parentPort, workerData } from 'node:worker_threads';
+import { withLine } from './error-line.js';
 import { DocumentError } from './errors.js';
 import { parseDocuments } from './parse.js';
 import type { ImportSourceText, WorkerPiece } from './parse-off-thread.js';
@@ -20,7 +21,9 @@ function* pieces(sources: ImportSourceText[]): Generator<WorkerPiece> {
         readDocuments(parseDocuments(source.text, source.format, source.name), source.name, source.format),
       );
     }
-  } catch (err) {
+  } catch (thrown) {
+    // The line of a YAML error is looked for here, on this thread, and only now that there is one.
+    const err = withLine(thrown, sources);
     if (err instanceof DocumentError) {
       yield {
         kind: 'document-error',
@@ -28,6 +31,7 @@ function* pieces(sources: ImportSourceText[]): Generator<WorkerPiece> {
         index: err.documentIndex,
         path: err.path,
         reason: err.reason,
+        line: err.line,
       };
       return;
     }

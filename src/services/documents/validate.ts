@@ -30,7 +30,7 @@ import { validateConstraint } from '../../evaluation/constraint-validation.js';
 import { requireMetadataSize } from '../flags.js';
 import { requireKey, requireMaxLength } from '../validation.js';
 import { normalizeAttachment } from '../variants.js';
-import { DocumentError } from './errors.js';
+import { DocumentError, keyed } from './errors.js';
 import type { DocumentFormat, RawDocument } from './parse.js';
 
 export const DOCUMENT_VERSIONS = ['1.0', '1.1', '1.2', '1.3', '1.4'] as const;
@@ -152,8 +152,9 @@ function readVersion(value: unknown, fallback: DocumentVersion, r: Reader): Docu
   return normalized as DocumentVersion;
 }
 
-function readVariant(r: Reader, value: unknown, path: string): VariantContent & { isDefault: boolean } {
-  const o = r.object(value, path);
+function readVariant(r: Reader, value: unknown, indexPath: string): VariantContent & { isDefault: boolean } {
+  const o = r.object(value, indexPath);
+  const path = keyed(indexPath, o.key);
   const key = r.required(o, 'key', `${path}.`);
   r.check(`${path}.key`, () => requireMaxLength('key', key));
   const name = r.string(o, 'name', `${path}.`);
@@ -268,8 +269,9 @@ function readRollout(r: Reader, value: unknown, path: string, position: number):
   };
 }
 
-function readFlag(r: Reader, value: unknown, path: string): FlagContent {
-  const o = r.object(value, path);
+function readFlag(r: Reader, value: unknown, indexPath: string): FlagContent {
+  const o = r.object(value, indexPath);
+  const path = keyed(indexPath, o.key);
   const key = r.check(`${path}.key`, () => requireKey('key', r.string(o, 'key', `${path}.`)));
   const name = r.required(o, 'name', `${path}.`);
   r.check(`${path}.name`, () => requireMaxLength('name', name));
@@ -290,7 +292,8 @@ function readFlag(r: Reader, value: unknown, path: string): FlagContent {
   let defaultVariantKey: string | undefined;
   r.list(o, 'variants', `${path}.`).forEach((v, i) => {
     const { isDefault, ...variant } = readVariant(r, v, `${path}.variants[${i}]`);
-    if (seen.has(variant.key)) r.fail(`${path}.variants[${i}].key`, `variant "${variant.key}" is given twice`);
+    if (seen.has(variant.key))
+      r.fail(`${keyed(`${path}.variants[${i}]`, variant.key)}.key`, `variant "${variant.key}" is given twice`);
     seen.add(variant.key);
     variants.push(variant);
     // The last variant marked default wins, as in Flipt.
@@ -335,8 +338,9 @@ function readConstraint(r: Reader, value: unknown, path: string, segmentKey: str
   return { type, property, operator, value: normalized, description: r.string(o, 'description', `${path}.`) };
 }
 
-function readSegment(r: Reader, value: unknown, path: string): SegmentContent {
-  const o = r.object(value, path);
+function readSegment(r: Reader, value: unknown, indexPath: string): SegmentContent {
+  const o = r.object(value, indexPath);
+  const path = keyed(indexPath, o.key);
   const key = r.check(`${path}.key`, () => requireKey('key', r.string(o, 'key', `${path}.`)));
   const name = r.required(o, 'name', `${path}.`);
   r.check(`${path}.name`, () => requireMaxLength('name', name));
@@ -390,14 +394,15 @@ export function readDocument(
   const flagIndex = new Map<string, number>();
   flags.forEach((f, i) => {
     const first = flagIndex.get(f.key);
-    if (first !== undefined) r.fail(`flags[${i}].key`, `flag "${f.key}" is given twice (also flags[${first}])`);
+    if (first !== undefined)
+      r.fail(`${keyed(`flags[${i}]`, f.key)}.key`, `flag "${f.key}" is given twice (also flags[${first}])`);
     flagIndex.set(f.key, i);
   });
   const segmentIndex = new Map<string, number>();
   segments.forEach((s, i) => {
     const first = segmentIndex.get(s.key);
     if (first !== undefined)
-      r.fail(`segments[${i}].key`, `segment "${s.key}" is given twice (also segments[${first}])`);
+      r.fail(`${keyed(`segments[${i}]`, s.key)}.key`, `segment "${s.key}" is given twice (also segments[${first}])`);
     segmentIndex.set(s.key, i);
   });
   return { source, index: raw.index, version: r.version, content: { namespace, flags, segments }, namespaceDetails };

@@ -9,6 +9,7 @@
 import Type from 'typebox';
 import { tokenNamespace } from '../../../domain/authentication.js';
 import { InvalidArgumentError, PermissionDeniedError } from '../../../domain/errors.js';
+import { withLine } from '../../../services/documents/error-line.js';
 import type { DocumentFormat } from '../../../services/documents/parse.js';
 import { sniffFormat } from '../../../services/documents/parse.js';
 import { MAX_IMPORT_BYTES } from '../../../services/documents/parse-off-thread.js';
@@ -127,20 +128,26 @@ export async function importExportRoutes(app: HttpApp, { services }: RouteDeps):
         const text = typeof request.body === 'string' ? request.body : '';
         const q = request.query;
         const drop = flag(q.drop);
-        const docs = await documents.parse([
+        const sources = [
           { name: 'request body', text, format: formatOfContentType(request.headers['content-type'], text) },
-        ]);
+        ];
+        const docs = await documents.parse(sources);
         if (docs.length === 0) throw new InvalidArgumentError('request body holds no document');
         // A token restricted to one namespace may import into that namespace only, and never drop.
         const scopeKey = request.authentication ? tokenNamespace(request.authentication) : undefined;
         if (scopeKey !== undefined && (drop || docs.some((d) => d.content.namespace.key !== scopeKey))) {
           throw new PermissionDeniedError();
         }
-        return documents.import(docs, {
-          skipExisting: flag(q.skip_existing ?? q.skipExisting),
-          drop,
-          dryRun: flag(q.dry_run ?? q.dryRun),
-        });
+        try {
+          return await documents.import(docs, {
+            skipExisting: flag(q.skip_existing ?? q.skipExisting),
+            drop,
+            dryRun: flag(q.dry_run ?? q.dryRun),
+          });
+        } catch (err) {
+          // An error of the import itself (a segment not found, a key not unique) gets its YAML line too.
+          throw withLine(err, sources);
+        }
       },
     );
   });
