@@ -107,9 +107,11 @@ suite(title('dashboard: sign-in with OIDC'), () => {
     async () => {
       await page.goto(base);
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-      await expect(page.getByRole('button', { name: 'Sign in with corp' }).isVisible()).resolves.toBe(true);
-      await expect(page.getByRole('button', { name: 'Sign in with partner' }).isVisible()).resolves.toBe(true);
-      await expect(page.getByLabel(/API token/).isVisible()).resolves.toBe(true);
+      // The providers come from /auth/v1/method, after the heading: wait for them to show (isVisible()
+      // would look once, and sometimes before they arrived).
+      await page.getByRole('button', { name: 'Sign in with corp' }).waitFor();
+      await page.getByRole('button', { name: 'Sign in with partner' }).waitFor();
+      await page.getByLabel(/API token/).waitFor();
       await screenshot(page, 'sign-in-page');
 
       providers.partner.signInAs('ada');
