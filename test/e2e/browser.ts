@@ -92,10 +92,10 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** `touch`: a touch screen (a phone): coarse pointer, no hover. */
+/** `touch`: a touch screen (a phone): coarse pointer, no hover. `args`: more chromium flags for one test. */
 export async function launchBrowser(
   viewport = { width: 1280, height: 800 },
-  { touch = false }: { touch?: boolean } = {},
+  { touch = false, args = [] }: { touch?: boolean; args?: string[] } = {},
 ): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'vexil-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -112,6 +112,7 @@ export async function launchBrowser(
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...args,
     ],
   });
   const page = context.pages()[0] ?? (await context.newPage());

@@ -2,13 +2,15 @@
 // test checks each body against Flipt's event shape and verifies the signature; a receiver that is
 // down (503, then not listening) gets every event once it is back, in order; templates render; the log
 // sink writes one JSON line per event; `audit.events` filters; an id that commits after a larger one is
-// still delivered (PostgreSQL, MySQL); two instances on one database deliver each event once.
+// still delivered (PostgreSQL, MySQL); two instances on one database deliver each event once; a
+// change a person makes through the API (a JWT with their claims) carries Flipt's actor fields.
 // The change rows are written straight into the table here, as the write path records them.
 
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import pino from 'pino';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app/build-app.js';
@@ -338,6 +340,56 @@ describeEachBackend('audit sinks', (backend) => {
     expect(await metricsText(app)).toMatch(
       /vexil_audit_webhook_deliveries_total\{sink="webhook",result="delivered"\} 9\n/,
     );
+  });
+
+  it("a change made by a person signed in with a JWT arrives with Flipt's actor fields", async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    const dir = mkdtempSync(join(tmpdir(), 'vexil-audit-jwt-'));
+    try {
+      const keyFile = join(dir, 'jwt.pem');
+      writeFileSync(keyFile, await exportSPKI(publicKey));
+      t = await startTestApp(backend, {
+        ...webhookConfig(receiver.url),
+        authentication: { required: true, methods: { jwt: { enabled: true, public_key_file: keyFile } } },
+      });
+      const { httpPort } = await t.app.listen();
+      const person = { email: 'ada@corp.test', name: 'Ada Lovelace', image: 'https://pics.test/ada.png' };
+      const token = await new SignJWT({ sub: 'u-ada', user: person })
+        .setProtectedHeader({ alg: 'ES256' })
+        .setExpirationTime('10m')
+        .sign(privateKey);
+      const created = await fetch(`http://127.0.0.1:${httpPort}/api/v1/namespaces/default/flags`, {
+        method: 'POST',
+        headers: { authorization: `JWT ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ key: 'by-ada', name: 'By Ada', type: 'BOOLEAN_FLAG_TYPE' }),
+      });
+      expect(created.status).toBe(200);
+      await waitFor('the event', () => receiver.received.length >= 1);
+      expect(receiver.received).toHaveLength(1);
+      expect(receiver.received[0]?.json).toMatchObject({
+        type: 'flag',
+        action: 'created',
+        metadata: {
+          actor: {
+            authentication: 'jwt',
+            ip: '127.0.0.1',
+            email: 'ada@corp.test',
+            name: 'Ada Lovelace',
+            picture: 'https://pics.test/ada.png',
+          },
+        },
+      });
+      // Exactly Flipt's actor fields: nothing else about the caller (no token, no subject) goes out.
+      expect(Object.keys(receiver.received[0]?.json.metadata.actor)).toEqual([
+        'authentication',
+        'ip',
+        'email',
+        'name',
+        'picture',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('delivers every event once the receiver is back (503, then not listening), in order per resource', async () => {

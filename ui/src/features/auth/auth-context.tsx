@@ -116,7 +116,9 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       onUnauthorized(() => {
         setRequired(true);
         setNeedLogin(true);
-        setReason(getToken() ? 'Your token was not accepted. It may have expired or been deleted.' : undefined);
+        // Without a token, a 401 says nothing new: keep a sign-in's reason (`?signin=refused`), which
+        // the first page's own 401s would otherwise wipe before anyone reads it.
+        if (getToken()) setReason('Your token was not accepted. It may have expired or been deleted.');
       }),
     [],
   );
