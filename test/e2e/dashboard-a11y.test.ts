@@ -150,7 +150,7 @@ const STOPS: Stop[] = [
   },
 ];
 
-/** The public API (README, docs/architecture.md) and the dashboard's own files: nothing else. */
+/** The public API (docs/api.md, docs/architecture.md) and the dashboard's own files: nothing else. */
 const PUBLIC_API = /^\/(api\/v1|auth\/v1|evaluate\/v1|ofrep\/v1|internal\/v1\/evaluation\/snapshot|meta)\/|^\/health$/;
 
 function describeViolations(

@@ -1,4 +1,4 @@
-// The README's container sizing rests on Node sizing V8's heap from the memory limit of the cgroup it
+// The container sizing of docs/operations.md rests on Node sizing V8's heap from the memory limit of the cgroup it
 // starts in (libuv's constrained memory), as a container runtime sets it: then V8 grows its heap by a
 // small factor and collects before garbage fills the container (measured: docs/performance.md, Memory
 // soak). The program sets no fixed old-space size, which would override that and could not be raised

@@ -6,7 +6,7 @@
 //   Two Authorization headers are 400 (a proxy may have read the other one); a write authenticated by
 //   the cookie alone must pass the cross-site check of csrf.ts, else 403.
 // - preValidation: a token restricted to a namespace may only address that namespace, else 403
-//   (Flipt answers 401 here; see the README's compatibility notes). It runs once the body is parsed.
+//   (Flipt answers 401 here; see docs/api.md's compatibility notes). It runs once the body is parsed.
 // A token is looked up by hash in the database the first time this instance sees it; after that the
 // token cache answers (auth/token-cache.ts) with no promise and no database read. A token deleted or
 // expired here stops at once; one deleted elsewhere within `cache.poll_interval` (ADR 0010).

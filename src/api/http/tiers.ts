@@ -2,7 +2,7 @@
 // - `server.mode: read` serves evaluation, OFREP, the client-side snapshot, health, metrics, meta and
 //   every management read, and refuses every write (management API and token create/delete/expire)
 //   with 405 and Flipt's error body. `storage.read_only: true` refuses the management writes the same
-//   way (Flipt answers those with a 500; see the README's compatibility notes); tokens stay writable,
+//   way (Flipt answers those with a 500; see docs/api.md's compatibility notes); tokens stay writable,
 //   as in Flipt, where read-only applies to flag storage only.
 // - Management responses carry `X-Vexil-Revision`: after a write, the revision that write created (read
 //   back inside its transaction, services/write.ts); on a read, the namespace's current revision.
