@@ -282,7 +282,16 @@ describe('CockroachDB column types', () => {
         if (match?.[1]) types.add(match[1]);
       }
     }
-    expect([...types].sort()).toEqual(['bigint', 'boolean', 'integer', 'real', 'text', 'timestamptz', 'varchar(255)', 'varchar(64)']);
+    expect([...types].sort()).toEqual([
+      'bigint',
+      'boolean',
+      'integer',
+      'real',
+      'text',
+      'timestamptz',
+      'varchar(255)',
+      'varchar(64)',
+    ]);
     // serial needs unique_rowid() semantics there, and the MySQL/SQLite spellings do not exist.
     expect(ddl).not.toMatch(/\b(serial|bigserial|datetime|longtext|tinyint|json|jsonb|collate|auto_increment)\b/i);
     expect(ddl).not.toMatch(/advisory|listen|notify/i);
