@@ -31,6 +31,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runGrpcLoad } from './grpc-load.js';
 import { type LoadResult, runLoad, wrkAvailable } from './load.js';
+import { optionReaders } from './options.js';
 import { BENCH_CONTEXT, type SeedResult, seedBenchmark } from './seed.js';
 import { compileServer, cpuMicros, freePort, median, ROOT, stop, waitHealthy } from './server-process.js';
 
@@ -55,18 +56,7 @@ interface Options {
 }
 
 function parseOptions(argv: string[]): Options {
-  const get = (name: string): string | undefined => {
-    const i = argv.indexOf(`--${name}`);
-    if (i >= 0) return argv[i + 1];
-    return argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  };
-  const int = (name: string, fallback: number, min: number): number => {
-    const raw = get(name);
-    if (raw === undefined) return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, got "${raw}"`);
-    return n;
-  };
+  const { get, int } = optionReaders(argv);
   const ref = get('compare');
   if (!ref || ref.startsWith('--')) throw new Error('--compare needs a git ref (a commit, branch or tag)');
   const scenarios = (get('scenarios') ?? HTTP_SCENARIOS.join(','))

@@ -43,6 +43,7 @@ import { NODE_ENVIRONMENT, NODE_FLAGS } from '../src/runtime/runtime-flags.js';
 import { runGrpcLoad } from './grpc-load.js';
 import { exitOnHelp } from './help.js';
 import { type LoadResult, type LoadTool, runLoad, wrkAvailable } from './load.js';
+import { optionReaders } from './options.js';
 import { BENCH_CONTEXT, seedBenchmark } from './seed.js';
 import { compileServer, cpuMicros, freePort, median, ROOT, rssMiB, stop, waitHealthy } from './server-process.js';
 
@@ -73,18 +74,7 @@ interface Options {
 const BENCH_TOKEN = 'vexil-bench-token';
 
 function parseOptions(argv: string[]): Options {
-  const get = (name: string): string | undefined => {
-    const i = argv.indexOf(`--${name}`);
-    if (i >= 0) return argv[i + 1];
-    return argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  };
-  const int = (name: string, fallback: number, min: number): number => {
-    const raw = get(name);
-    if (raw === undefined) return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, got "${raw}"`);
-    return n;
-  };
+  const { get, int } = optionReaders(argv);
   const toolOption = get('tool') ?? 'auto';
   if (!['auto', 'wrk', 'autocannon'].includes(toolOption)) throw new Error(`--tool must be auto, wrk or autocannon`);
   const tool: LoadTool = toolOption === 'auto' ? (wrkAvailable() ? 'wrk' : 'autocannon') : (toolOption as LoadTool);
