@@ -1,0 +1,63 @@
+// What an entry point does, declared on it: every HTTP route (`config.access`) and every gRPC method
+// (its table entry's `access`) says which resource it acts on, with which action, and how the namespace
+// it addresses is found in its input. Authorization decides from this declaration and the caller's
+// authentication alone (never from URL shapes), so roles per namespace can be added in one place, and a
+// test can walk both transports' tables: an entry point without a declaration fails it.
+
+/** What an entry point acts on. */
+export type AccessResource =
+  | 'namespace'
+  | 'flag'
+  | 'variant'
+  | 'segment'
+  | 'constraint'
+  | 'rule'
+  | 'distribution'
+  | 'rollout'
+  /** Evaluation: native, legacy and OFREP (single and batch). */
+  | 'evaluation'
+  /** The client SDKs' namespace snapshot and OFREP's provider configuration. */
+  | 'snapshot'
+  /** Change streams: native SSE and gRPC streaming, OFREP event streams. */
+  | 'stream'
+  /** Import and export of namespace documents. */
+  | 'document'
+  /** The change log (history) and its reverts. */
+  | 'change'
+  /** Tokens and authentications (self, list, create, delete, expire). */
+  | 'token'
+  /** Sign-in: the method list, login and callback, which come before any credential. */
+  | 'sign-in'
+  | 'meta'
+  /** Probes and service documents: health, metrics, OpenAPI, the dashboard's files, CORS preflights. */
+  | 'service';
+
+export type AccessAction =
+  | 'read'
+  | 'create'
+  | 'update'
+  | 'delete'
+  | 'evaluate'
+  | 'watch'
+  | 'import'
+  | 'export'
+  | 'revert';
+
+/**
+ * Where the namespace an entry point addresses is found in its input (the call's input as one camelCase
+ * object: over HTTP the path parameters over the body over the query; over gRPC the decoded message):
+ * - `request`: its `namespaceKey`, empty or absent meaning `default`;
+ * - `key`: its `key` (the namespace operations address a namespace by its own key);
+ * - `items`: every `requests[i].namespaceKey` of a batch (and a top-level `namespaceKey`), each empty
+ *   meaning `default`;
+ * - `filtered`: a read across namespaces whose answer is limited to what the caller may see;
+ * - `all`: every namespace at once (an import that drops everything);
+ * - `none`: no namespace (probes, meta, sign-in, the caller's own authentication, token management).
+ */
+export type NamespaceRule = 'request' | 'key' | 'items' | 'filtered' | 'all' | 'none';
+
+export interface Access {
+  resource: AccessResource;
+  action: AccessAction;
+  namespace: NamespaceRule;
+}
