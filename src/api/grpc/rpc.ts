@@ -24,6 +24,7 @@ import {
   type sendUnaryData,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
+import type { Access } from '../../auth/access.js';
 import { allowsNamespaceScopedTokens, isExcluded } from '../../auth/access-groups.js';
 import { hashClientToken } from '../../auth/client-token.js';
 import { presentedJwt, presentedToken } from '../../auth/credentials.js';
@@ -60,6 +61,8 @@ export interface Rpc<Req = never, Res = unknown> {
   /** The method's name in the service (`GetFlag`, `Boolean`, …). */
   method: string;
   kind: RouteKind;
+  /** What the method does, for authorization (auth/access.ts): every method declares it. */
+  access?: Access;
   /** A write (management or token): refused by the tiers that refuse writes. */
   write?: boolean;
   /**

@@ -6,6 +6,7 @@
 // declares nothing is refused by authentication (fail closed) and flagged by the route coverage test.
 
 import type { RouteOptions } from 'fastify';
+import type { Access } from '../../auth/access.js';
 import { KIND_POLICIES, type KindPolicy, type RouteKind, UNDECLARED_POLICY } from '../kinds.js';
 
 export {
@@ -28,6 +29,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** What the route is (route-kinds.ts): every route of the API declares it. */
     kind?: RouteKind;
+    /** What the route does, for authorization (auth/access.ts): every route of the API declares it. */
+    access?: Access;
   }
 }
 
