@@ -18,6 +18,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { flagState, insertChanges, Receiver, type ChangeRow as Row, waitFor } from '../helpers/audit.js';
 import { createTestDatabase, describeEachBackend } from '../helpers/backends.js';
+import { FliptGrpc } from '../helpers/flipt-grpc.js';
 
 const SECRET = 'audit-signing-secret';
 const STAMP = '2026-11-27T10:00:00.000Z';
@@ -342,55 +343,66 @@ describeEachBackend('audit sinks', (backend) => {
     );
   });
 
-  it("a change made by a person signed in with a JWT arrives with Flipt's actor fields", async () => {
-    const { privateKey, publicKey } = await generateKeyPair('ES256');
-    const dir = mkdtempSync(join(tmpdir(), 'vexil-audit-jwt-'));
-    try {
-      const keyFile = join(dir, 'jwt.pem');
-      writeFileSync(keyFile, await exportSPKI(publicKey));
-      t = await startTestApp(backend, {
-        ...webhookConfig(receiver.url),
-        authentication: { required: true, methods: { jwt: { enabled: true, public_key_file: keyFile } } },
-      });
-      const { httpPort } = await t.app.listen();
-      const person = { email: 'ada@corp.test', name: 'Ada Lovelace', image: 'https://pics.test/ada.png' };
-      const token = await new SignJWT({ sub: 'u-ada', user: person })
-        .setProtectedHeader({ alg: 'ES256' })
-        .setExpirationTime('10m')
-        .sign(privateKey);
-      const created = await fetch(`http://127.0.0.1:${httpPort}/api/v1/namespaces/default/flags`, {
-        method: 'POST',
-        headers: { authorization: `JWT ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ key: 'by-ada', name: 'By Ada', type: 'BOOLEAN_FLAG_TYPE' }),
-      });
-      expect(created.status).toBe(200);
-      await waitFor('the event', () => receiver.received.length >= 1);
-      expect(receiver.received).toHaveLength(1);
-      expect(receiver.received[0]?.json).toMatchObject({
-        type: 'flag',
-        action: 'created',
-        metadata: {
-          actor: {
-            authentication: 'jwt',
-            ip: '127.0.0.1',
-            email: 'ada@corp.test',
-            name: 'Ada Lovelace',
-            picture: 'https://pics.test/ada.png',
+  it.each(['HTTP', 'gRPC'] as const)(
+    "a change made over %s by a person signed in with a JWT arrives with Flipt's actor fields",
+    async (transport) => {
+      const { privateKey, publicKey } = await generateKeyPair('ES256');
+      const dir = mkdtempSync(join(tmpdir(), 'vexil-audit-jwt-'));
+      let grpc: FliptGrpc | undefined;
+      try {
+        const keyFile = join(dir, 'jwt.pem');
+        writeFileSync(keyFile, await exportSPKI(publicKey));
+        t = await startTestApp(backend, {
+          ...webhookConfig(receiver.url),
+          authentication: { required: true, methods: { jwt: { enabled: true, public_key_file: keyFile } } },
+        });
+        const { httpPort, grpcPort } = await t.app.listen();
+        const person = { email: 'ada@corp.test', name: 'Ada Lovelace', image: 'https://pics.test/ada.png' };
+        const token = await new SignJWT({ sub: 'u-ada', user: person })
+          .setProtectedHeader({ alg: 'ES256' })
+          .setExpirationTime('10m')
+          .sign(privateKey);
+        const flag = { key: 'by-ada', name: 'By Ada', type: 'BOOLEAN_FLAG_TYPE' };
+        if (transport === 'HTTP') {
+          const created = await fetch(`http://127.0.0.1:${httpPort}/api/v1/namespaces/default/flags`, {
+            method: 'POST',
+            headers: { authorization: `JWT ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify(flag),
+          });
+          expect(created.status).toBe(200);
+        } else {
+          grpc = new FliptGrpc(grpcPort);
+          await grpc.call('flipt.Flipt', 'CreateFlag', flag, { metadata: { authorization: `JWT ${token}` } });
+        }
+        await waitFor('the event', () => receiver.received.length >= 1);
+        expect(receiver.received).toHaveLength(1);
+        expect(receiver.received[0]?.json).toMatchObject({
+          type: 'flag',
+          action: 'created',
+          metadata: {
+            actor: {
+              authentication: 'jwt',
+              ip: '127.0.0.1',
+              email: 'ada@corp.test',
+              name: 'Ada Lovelace',
+              picture: 'https://pics.test/ada.png',
+            },
           },
-        },
-      });
-      // Exactly Flipt's actor fields: nothing else about the caller (no token, no subject) goes out.
-      expect(Object.keys(receiver.received[0]?.json.metadata.actor)).toEqual([
-        'authentication',
-        'ip',
-        'email',
-        'name',
-        'picture',
-      ]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+        });
+        // Exactly Flipt's actor fields: nothing else about the caller (no token, no subject) goes out.
+        expect(Object.keys(receiver.received[0]?.json.metadata.actor)).toEqual([
+          'authentication',
+          'ip',
+          'email',
+          'name',
+          'picture',
+        ]);
+      } finally {
+        grpc?.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('delivers every event once the receiver is back (503, then not listening), in order per resource', async () => {
     t = await startTestApp(backend, webhookConfig(receiver.url));
