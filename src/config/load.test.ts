@@ -142,7 +142,7 @@ describe('loadConfig', () => {
       allowed_headers: [...CORS_DEFAULT_HEADERS],
     });
     expect(CORS_DEFAULT_HEADERS).toEqual(
-      expect.arrayContaining(['X-Flipt-Namespace', 'X-Service-Namespace', 'If-None-Match']),
+      expect.arrayContaining(['X-Flipt-Namespace', 'X-Service-Namespace', 'If-None-Match', 'If-Match']),
     );
     const file = yamlFile('cors:\n  enabled: true\n  allowed_origins: "https://a.example https://b.example"\n');
     expect(loadConfig({ file, env: {} }).cors.allowed_origins).toEqual(['https://a.example', 'https://b.example']);

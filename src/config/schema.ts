@@ -19,7 +19,8 @@ const LogLevel = (defaultValue: string) =>
 
 /**
  * Flipt's default `cors.allowed_headers`, plus the two OFREP web clients send: X-Service-Namespace
- * (the namespace, interface.md) and If-None-Match (on every bulk re-fetch).
+ * (the namespace, interface.md) and If-None-Match (on every bulk re-fetch); and If-Match, the
+ * precondition of a management write (ADR 0035).
  */
 export const CORS_DEFAULT_HEADERS = [
   'Accept',
@@ -33,6 +34,7 @@ export const CORS_DEFAULT_HEADERS = [
   'X-Flipt-Accept-Server-Version',
   'X-Service-Namespace',
   'If-None-Match',
+  'If-Match',
 ] as const;
 
 /** One of Flipt's login methods Vexil does not have: its settings are accepted while it is disabled. */

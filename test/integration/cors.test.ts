@@ -48,6 +48,8 @@ describe.each([
     ['/ofrep/v1/evaluate/flags', 'POST', 'authorization,content-type,x-service-namespace,if-none-match'],
     ['/evaluate/v1/boolean', 'POST', 'authorization,content-type'],
     ['/api/v1/namespaces/default/flags/f', 'PUT', 'authorization,content-type'],
+    // A write with a precondition (ADR 0035) from a page on another origin.
+    ['/api/v1/namespaces/default/flags/f', 'PUT', 'authorization,content-type,if-match'],
     ['/api/v1/namespaces/default/flags/f', 'DELETE', 'authorization'],
     ['/internal/v1/evaluation/snapshot/namespace/default', 'GET', 'authorization,x-flipt-accept-server-version'],
   ])('answers the preflight of %s %s without credentials', async (url, method, headers) => {
