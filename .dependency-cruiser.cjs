@@ -5,6 +5,10 @@
 //
 // A module may import its own layer's folder and any layer below it, never one above or beside it.
 // telemetry may be imported from anywhere and imports only domain and config.
+//
+// The dashboard (ui/src) has layers of its own and shares no module with the server:
+//
+//   main.tsx, app.tsx → features → components → lib → api
 
 /** Folders under src/ that each layer may import, besides its own folder and telemetry. */
 const BELOW = {
@@ -36,16 +40,39 @@ const layerRules = Object.entries(BELOW).map(([layer, allowed]) => ({
   },
 }));
 
+/** Folders under ui/src/ that each dashboard layer may import, besides its own folder. */
+const UI_BELOW = {
+  features: ['components', 'lib', 'api'],
+  components: ['lib', 'api'],
+  lib: ['api'],
+  api: [],
+};
+
+const uiLayerRules = Object.entries(UI_BELOW).map(([layer, allowed]) => ({
+  name: `ui-layer-${layer}`,
+  comment: `ui/src/${layer} may import only ${allowed.join(', ') || 'nothing else in ui/src'}`,
+  severity: 'error',
+  from: { path: `^ui/src/${layer}/`, pathNot: '\\.test\\.tsx?$' },
+  to: { path: '^ui/src/', pathNot: [`^ui/src/${layer}/`, ...allowed.map((folder) => `^ui/src/${folder}/`), '\\.css$'] },
+}));
+
 module.exports = {
   forbidden: [
     {
       name: 'no-circular',
       comment:
-        'No import circle anywhere in src/ (type-only imports included), but in the generated gRPC types: ' +
-        "google.protobuf's Struct, Value and ListValue are recursive by definition",
+        'No import circle anywhere in src/ or ui/src/ (type-only imports included), but in the generated gRPC ' +
+        "types: google.protobuf's Struct, Value and ListValue are recursive by definition",
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/api/grpc/generated/' },
+      from: { path: '^(src|ui/src)/', pathNot: '^src/api/grpc/generated/' },
       to: { circular: true },
+    },
+    {
+      name: 'ui-apart-from-server',
+      comment: 'The dashboard talks to the server over HTTP only: neither imports the other (types come from OpenAPI)',
+      severity: 'error',
+      from: { path: '^(src|ui/src)/' },
+      to: { path: '^(src|ui)/', pathNot: '^$1/' },
     },
     {
       name: 'api-transports-apart',
@@ -76,11 +103,12 @@ module.exports = {
       to: { path: '^src/', pathNot: ['^src/cli/', '^src/runtime/'] },
     },
     ...layerRules,
+    ...uiLayerRules,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '(^|/)node_modules/' },
-    includeOnly: '^src/',
+    includeOnly: '^(src|ui/src)/',
     // Type-only imports tie modules together as much as value imports do.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },

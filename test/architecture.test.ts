@@ -1,5 +1,5 @@
 // The import rules of docs/architecture.md (`.dependency-cruiser.cjs`), enforced: dependency-cruiser
-// walks src/ (type-only imports included) and every violation fails this test, named with its rule.
+// walks src/ and the dashboard's ui/src/ (type-only imports included) and every violation fails this test, named with its rule.
 // The rules are also run on a small tree with forbidden imports of each kind, so a rule that stopped
 // matching (a renamed folder, a broken pattern) fails here too instead of passing everything.
 
@@ -19,11 +19,11 @@ interface Violation {
   cycle?: unknown[];
 }
 
-/** Runs dependency-cruiser on `src` in `dir` with the project's rules; returns its violations. */
+/** Runs dependency-cruiser on `src` and `ui/src` in `dir` with the project's rules; returns its violations. */
 function violationsIn(dir: string): Violation[] {
   const run = spawnSync(
     process.execPath,
-    [CRUISER, 'src', '--config', join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'json'],
+    [CRUISER, 'src', 'ui/src', '--config', join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'json'],
     { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
   );
   if (!run.stdout) throw new Error(`dependency-cruiser printed nothing: ${run.stderr}`);
@@ -34,7 +34,7 @@ function violationsIn(dir: string): Violation[] {
 const label = (v: Violation) => `${v.rule.name}: ${v.from} → ${v.to}`;
 
 describe('import rules', () => {
-  it('hold for every module of src/', () => {
+  it('hold for every module of src/ and ui/src/', () => {
     expect(violationsIn(ROOT).map(label)).toEqual([]);
   }, 60_000);
 
@@ -59,12 +59,23 @@ describe('import rules', () => {
         'src/telemetry/metrics.ts': "import { memory } from '../cache/memory.js';\nexport const metrics = memory;\n",
         // A loose file at the root of src/.
         'src/helpers.ts': "import { audit } from './features/audit/log.js';\nexport const helper = audit;\n",
+        // The dashboard: a shared component reaching up into a feature, the API client into lib, a
+        // feature into the server's code, and a type-only circle between two features' modules.
+        'ui/src/components/card.tsx': "import { page } from '../features/flags/page.js';\nexport const card = page;\n",
+        'ui/src/api/client.ts': "import { format } from '../lib/format.js';\nexport const client = format;\n",
+        'ui/src/lib/format.ts': 'export const format = 1;\n',
+        'ui/src/features/flags/page.tsx':
+          "import { engine } from '../../../../src/evaluation/engine.js';\nexport const page = engine;\n",
+        'ui/src/features/console/a.ts': "import type { B } from './b.js';\nexport type A = B[];\n",
+        'ui/src/features/console/b.ts': "import type { A } from './a.js';\nexport type B = { a: A };\n",
       };
       for (const [path, text] of Object.entries(files)) {
         mkdirSync(dirname(join(dir, path)), { recursive: true });
         writeFileSync(join(dir, path), text);
       }
-      const rules = new Set(violationsIn(dir).map((v) => v.rule.name));
+      const violations = violationsIn(dir);
+      const rules = new Set(violations.map((v) => v.rule.name));
+      expect(violations.some((v) => v.rule.name === 'no-circular' && v.from.startsWith('ui/src/'))).toBe(true);
       for (const rule of [
         'layer-evaluation',
         'api-transports-apart',
@@ -73,6 +84,9 @@ describe('import rules', () => {
         'only-app-imports-features',
         'layer-telemetry',
         'no-loose-files',
+        'ui-layer-components',
+        'ui-layer-api',
+        'ui-apart-from-server',
       ]) {
         expect(rules, rule).toContain(rule);
       }

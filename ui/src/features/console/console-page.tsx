@@ -14,7 +14,8 @@ import { Link, paths, useLocation } from '../../lib/router.js';
 import { useAuth } from '../auth/auth-context.js';
 import { contextFromJson, contextToJson, recordToRows } from './context-json.js';
 import { curlCommand } from './curl.js';
-import { type EvaluationOutcome, EvaluationResult } from './evaluation-result.js';
+import { EvaluationResult } from './evaluation-result.js';
+import type { EvaluationOutcome } from './summary.js';
 
 export function ConsolePage({ ns }: { ns: string }) {
   const { search } = useLocation();

@@ -1,15 +1,10 @@
 // The answer of one evaluation: the value, the reason in words, the matched segments, and the
 // explanation when the server gave one.
 
-import type { BooleanEvaluation, VariantEvaluation } from '../../api/types.js';
 import { reasonLabel } from '../../lib/format.js';
 import { prettyJson } from '../../lib/json.js';
 import { ExplainView } from './explain-view.js';
-import { evaluationSummary } from './summary.js';
-
-export type EvaluationOutcome =
-  | { kind: 'boolean'; result: BooleanEvaluation }
-  | { kind: 'variant'; result: VariantEvaluation };
+import { type EvaluationOutcome, evaluationSummary } from './summary.js';
 
 const REASON_TEXT: Record<string, string> = {
   MATCH_EVALUATION_REASON: 'A rule or rollout matched this entity.',

@@ -1,8 +1,12 @@
 // One sentence saying what an evaluation returned and why, from the result and, when the server
 // sent one, its explanation (src/evaluation/explain.ts: `decision`, the rules or rollouts tried).
 
-import type { Json } from '../../api/types.js';
-import type { EvaluationOutcome } from './evaluation-result.js';
+import type { BooleanEvaluation, Json, VariantEvaluation } from '../../api/types.js';
+
+/** What one evaluation in the console answered. */
+export type EvaluationOutcome =
+  | { kind: 'boolean'; result: BooleanEvaluation }
+  | { kind: 'variant'; result: VariantEvaluation };
 
 type Obj = { [key: string]: Json };
 const isObj = (v: Json | undefined): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
