@@ -26,7 +26,7 @@ import {
 } from '@grpc/grpc-js';
 import type { Access } from '../../auth/access.js';
 import { isExcluded } from '../../auth/access-groups.js';
-import { type AccessInput, addressedNamespaces, authorize } from '../../auth/authorize.js';
+import { type AccessInput, addressedNamespaces, authorize, type DeclaredAccess } from '../../auth/authorize.js';
 import { hashClientToken } from '../../auth/client-token.js';
 import { presentedJwt, presentedToken } from '../../auth/credentials.js';
 import type { Config } from '../../config/schema.js';
@@ -172,24 +172,30 @@ export async function authenticate(
   const jwt =
     token === '' && deps.auth.jwt !== undefined ? presentedJwt(firstValue(metadata, 'authorization')) : undefined;
   if (jwt !== undefined && deps.auth.jwt !== undefined)
-    return authorized(await deps.auth.jwt.verify(jwt), rpc, request, metadata, access.group);
+    return authorized(await deps.auth.jwt.verify(jwt), rpc, request, metadata);
   if (token === undefined || token === '') throw new UnauthenticatedError();
   const hash = tokenHash(token);
   const remembered = deps.auth.rememberedAuthentication(hash);
   const found = remembered !== undefined ? remembered : await deps.auth.lookUpAuthentication(hash);
   if (!found) throw new UnauthenticatedError();
-  return authorized(found, rpc, request, metadata, access.group);
+  return authorized(found, rpc, request, metadata);
+}
+
+/** Each entry's declaration with its kind's group, made once per entry rather than per call. */
+const declarations = new WeakMap<AnyRpc, DeclaredAccess>();
+function declaredAccessOf(rpc: AnyRpc): DeclaredAccess {
+  let declared = declarations.get(rpc);
+  if (declared === undefined) {
+    const access = KIND_POLICIES[rpc.kind].access;
+    declared = { access: rpc.access, group: access.open ? 'unclassified' : access.group };
+    declarations.set(rpc, declared);
+  }
+  return declared;
 }
 
 /** `found`, if authorization allows it the call (else PERMISSION_DENIED); the input is formed only if read. */
-function authorized(
-  found: Authentication,
-  rpc: AnyRpc,
-  request: unknown,
-  metadata: Metadata,
-  group: Parameters<typeof isExcluded>[0],
-): Authentication {
-  authorize({ access: rpc.access, group }, found, () => rpcAccessInput(rpc, request, metadata));
+function authorized(found: Authentication, rpc: AnyRpc, request: unknown, metadata: Metadata): Authentication {
+  authorize(declaredAccessOf(rpc), found, () => rpcAccessInput(rpc, request, metadata));
   return found;
 }
 

@@ -127,9 +127,18 @@ export function installAuthentication(app: HttpApp, { config, auth, tickets }: A
   app.addHook('onRoute', (route) => {
     route.config = { ...route.config, authorization: routeAuthorization(route, settings.exclude) };
   });
-  // Routes registered before this hook (the app's own, as /openapi.json) are worked out on request.
-  const authorizationOf = (config: FastifyContextConfig & { url?: string }): RouteAuthorization =>
-    config.authorization ?? routeAuthorization({ config, url: config.url }, settings.exclude);
+  // Routes registered before this hook (the app's /openapi.json, the CORS preflight) are worked out on
+  // their first request and kept.
+  const late = new WeakMap<object, RouteAuthorization>();
+  const authorizationOf = (config: FastifyContextConfig & { url?: string }): RouteAuthorization => {
+    if (config.authorization !== undefined) return config.authorization;
+    let found = late.get(config);
+    if (found === undefined) {
+      found = routeAuthorization({ config, url: config.url }, settings.exclude);
+      late.set(config, found);
+    }
+    return found;
+  };
 
   const reject = (request: FastifyRequest, reply: FastifyReply, url: string, done: HookHandlerDoneFunction) => {
     if (url.startsWith('/auth/v1') && cookieValue(request.headers.cookie, TOKEN_COOKIE) !== undefined) {
