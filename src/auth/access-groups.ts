@@ -21,8 +21,3 @@ export function isExcluded(group: AuthGroup | 'unclassified', exclude: Config['a
       return false;
   }
 }
-
-/** Groups where a namespace-scoped token is checked against the request's namespace; elsewhere it is refused. */
-export function allowsNamespaceScopedTokens(group: AuthGroup | 'unclassified'): boolean {
-  return group === 'management' || group === 'evaluation';
-}

@@ -47,12 +47,16 @@ export type AccessAction =
  * Where the namespace an entry point addresses is found in its input (the call's input as one camelCase
  * object: over HTTP the path parameters over the body over the query; over gRPC the decoded message):
  * - `request`: its `namespaceKey`, empty or absent meaning `default`;
- * - `key`: its `key` (the namespace operations address a namespace by its own key);
+ * - `key`: its `key`, empty or absent meaning `default` (the namespace operations address a namespace by
+ *   its own key, as does the client snapshot);
  * - `items`: every `requests[i].namespaceKey` of a batch (and a top-level `namespaceKey`), each empty
  *   meaning `default`;
  * - `filtered`: a read across namespaces whose answer is limited to what the caller may see;
  * - `all`: every namespace at once (an import that drops everything);
  * - `none`: no namespace (probes, meta, sign-in, the caller's own authentication, token management).
+ * Path parameters carry these names (`:namespaceKey`, `:key`), so each transport's input is the same
+ * object. OFREP names its namespace in a header instead: see `Access.namespaceHeaders`.
+ * auth/authorize.ts reads a rule (addressedNamespaces) and decides (authorize).
  */
 export type NamespaceRule = 'request' | 'key' | 'items' | 'filtered' | 'all' | 'none';
 
@@ -60,4 +64,17 @@ export interface Access {
   resource: AccessResource;
   action: AccessAction;
   namespace: NamespaceRule;
+  /**
+   * The call acts on the caller's own authentication and on nothing else (reading oneself: GET
+   * /auth/v1/self, GetAuthenticationSelf): any authenticated caller may make it, a namespace-scoped token
+   * included, since it reveals only what the caller already holds. Expiring oneself does not carry it:
+   * it changes a token, and scoped tokens may not change tokens.
+   */
+  self?: true;
+  /**
+   * Headers (gRPC: metadata keys) that name the namespace, the first non-empty one winning, when the
+   * input does not: OFREP's `x-service-namespace`, then Flipt's `x-flipt-namespace`. The transports put
+   * it in the input as `namespaceKey`, so the rule (`request`) reads it like any other.
+   */
+  namespaceHeaders?: readonly string[];
 }

@@ -1,6 +1,7 @@
 // Route coverage of authentication: walks EVERY route the app registers (read from Fastify's route
 // tree, so routes registered anywhere are seen) and checks that each declared a kind
-// (src/api/http/route-kinds.ts, whose policy decides who may call it), that with
+// (src/api/http/route-kinds.ts, whose policy decides who may call it) and an access (src/auth/access.ts,
+// which authorization reads), that with
 // `authentication.required: true` and no credential each protected route answers 401 and each open
 // route does not, and that the exclude switches open exactly their groups. A route added later without
 // a kind fails here (and is protected meanwhile: fail closed).
@@ -109,6 +110,13 @@ describe('route coverage of authentication', () => {
       .filter((r) => declaredRoute(t.app, r.method, r.url)?.kind === undefined)
       .map((r) => `${r.method} ${r.url}`);
     expect(problems, "declare each route's kind (config: { kind }, src/api/http/route-kinds.ts)").toEqual([]);
+  });
+
+  it('has a declared access for every registered route (test/integration/access-coverage.test.ts walks gRPC too)', () => {
+    const problems = routes
+      .filter((r) => declaredRoute(t.app, r.method, r.url)?.access === undefined)
+      .map((r) => `${r.method} ${r.url}`);
+    expect(problems, "declare each route's access (config: { access }, src/auth/access.ts)").toEqual([]);
   });
 
   it('answers 401 on every protected route without a token, and never on an open route', async () => {

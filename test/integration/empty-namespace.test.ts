@@ -371,7 +371,7 @@ const HTTP_ROWS: HttpRow[] = [
     same: true,
   },
   // The export's first lines name the time it was written; the rest must be the same document.
-  { route: 'GET /api/v1/namespaces/:ns/export', request: (ns) => ({ path: `${nsPath(ns)}/export` }), same: true },
+  { route: 'GET /api/v1/namespaces/:namespaceKey/export', request: (ns) => ({ path: `${nsPath(ns)}/export` }), same: true },
   {
     route: 'GET /api/v1/namespaces/:namespaceKey/changes',
     request: (ns) => ({ path: `${nsPath(ns)}/changes` }),
@@ -548,7 +548,7 @@ const HTTP_ROWS: HttpRow[] = [
 /** The event streams: the first event of "" is the first event of `default` (the current revision). */
 const STREAM_ROUTES = [
   {
-    route: 'GET /ofrep/v1/namespaces/:ns/events',
+    route: 'GET /ofrep/v1/namespaces/:namespaceKey/events',
     path: (ns: string) => `/ofrep/v1/namespaces/${ns}/events`,
     ofrep: true,
   },

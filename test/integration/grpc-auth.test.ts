@@ -22,7 +22,8 @@ const PROTECTED: {
   method: string;
   request: (ns: string) => object;
   metadata?: (ns: string) => Record<string, string>;
-  scoped: 'allowed' | 'denied';
+  /** `self`: allowed, and addressing no namespace there is no other one to be refused. */
+  scoped: 'allowed' | 'denied' | 'self';
 }[] = [
   {
     service: 'flipt.evaluation.EvaluationService',
@@ -56,7 +57,8 @@ const PROTECTED: {
     metadata: (ns) => ({ 'x-flipt-namespace': ns }),
     scoped: 'denied',
   },
-  { service: AUTH, method: 'GetAuthenticationSelf', request: () => ({}), scoped: 'denied' },
+  // Reading oneself: allowed to a scoped token over both transports (auth/access.ts `self`).
+  { service: AUTH, method: 'GetAuthenticationSelf', request: () => ({}), scoped: 'self' },
   { service: TOKENS, method: 'CreateToken', request: () => ({ name: 'x' }), scoped: 'denied' },
 ];
 
@@ -214,7 +216,10 @@ describeEachBackend('gRPC authentication', (backend) => {
       const own = c.request('team');
       const other = c.request('default');
       const token = scoped.clientToken;
-      if (c.scoped === 'allowed') {
+      if (c.scoped === 'self') {
+        const self = await grpc.call(c.service, c.method, own, { token });
+        expect(messageJson(self.response).metadata['io.flipt.auth.token.namespace']).toBe('team');
+      } else if (c.scoped === 'allowed') {
         await grpc.call(c.service, c.method, own, { token, metadata: c.metadata?.('team') ?? {} });
         const err = await grpc.error(c.service, c.method, other, { token, metadata: c.metadata?.('default') ?? {} });
         expect({ rpc: c.method, code: err.code, message: err.details }).toEqual({

@@ -3,6 +3,7 @@
 // Token creation exists only while the token method is enabled: over HTTP the route is absent, here
 // the call is UNIMPLEMENTED, as in Flipt, which registers no service for a disabled method.
 
+import type { Access } from '../../auth/access.js';
 import type { Config } from '../../config/schema.js';
 import { AUTH_METHODS, type AuthMethod } from '../../domain/authentication.js';
 import { InvalidArgumentError, UnauthenticatedError, UnimplementedError } from '../../domain/errors.js';
@@ -15,6 +16,16 @@ import type { Rpc, RpcContext } from './rpc.js';
 type Req = any;
 
 const EMPTY = Object.freeze({});
+
+const token = (action: Access['action'], self?: true): Access => ({
+  resource: 'token',
+  action,
+  namespace: 'none',
+  ...(self ? { self } : {}),
+});
+/** Sign-in comes before any credential: starting it reads a provider's address, finishing it makes a session. */
+const SIGN_IN_START: Access = { resource: 'sign-in', action: 'read', namespace: 'none' };
+const SIGN_IN_FINISH: Access = { resource: 'sign-in', action: 'create', namespace: 'none' };
 
 /** An authentication's metadata is a map<string, string>, not a Struct. */
 const message = (wire: unknown) => wireToMessage(wire, false);
@@ -33,6 +44,7 @@ export function publicAuthRpcs(config: Config): Rpc<never>[] {
   const listMethods: Rpc<Req> = {
     method: 'ListAuthenticationMethods',
     kind: 'auth-methods',
+    access: SIGN_IN_START,
     // MethodInfo.metadata is a Struct.
     handle: () => wireToMessage(authMethodsToWire(enabledMethods(config))),
   };
@@ -44,16 +56,20 @@ export function authRpcs({ auth }: Services): Rpc<never>[] {
     {
       method: 'GetAuthenticationSelf',
       kind: 'auth',
+      // Reading oneself: the one token call a namespace-scoped token may make (auth/access.ts `self`).
+      access: token('read', true),
       handle: (_r, context) => message(authenticationToWire(self(context))),
     },
     {
       method: 'GetAuthentication',
       kind: 'auth',
+      access: token('read'),
       handle: async (r) => message(authenticationToWire(await auth.get(r.id))),
     },
     {
       method: 'ListAuthentications',
       kind: 'auth',
+      access: token('read'),
       async handle(r) {
         const method =
           AUTH_METHODS.includes(r.method) && r.method !== 'METHOD_NONE' ? (r.method as AuthMethod) : undefined;
@@ -64,6 +80,7 @@ export function authRpcs({ auth }: Services): Rpc<never>[] {
     {
       method: 'DeleteAuthentication',
       kind: 'auth',
+      access: token('delete'),
       write: true,
       async handle(r) {
         await auth.delete(r.id);
@@ -73,6 +90,7 @@ export function authRpcs({ auth }: Services): Rpc<never>[] {
     {
       method: 'ExpireAuthenticationSelf',
       kind: 'auth',
+      access: token('update'),
       write: true,
       async handle(r, context) {
         const id = self(context).id;
@@ -91,6 +109,7 @@ export function tokenMethodRpcs({ auth }: Services, config: Config): Rpc<never>[
   const createToken: Rpc<Req> = {
     method: 'CreateToken',
     kind: 'auth',
+    access: token('create'),
     write: true,
     async handle(r) {
       if (!config.authentication.methods.token.enabled) {
@@ -120,6 +139,7 @@ export function oidcMethodRpcs({ auth }: Services): Rpc<never>[] {
     {
       method: 'AuthorizeURL',
       kind: 'auth-methods',
+      access: SIGN_IN_START,
       async handle(r) {
         // A gRPC client may choose the state (Flipt passes it through); it is stored and used once.
         const { authorizeUrl } = await oidc().authorize(r.provider, r.state || undefined);
@@ -129,6 +149,7 @@ export function oidcMethodRpcs({ auth }: Services): Rpc<never>[] {
     {
       method: 'Callback',
       kind: 'auth-methods',
+      access: SIGN_IN_FINISH,
       async handle(r) {
         oidc();
         const query = new URLSearchParams();
@@ -147,6 +168,7 @@ export function kubernetesMethodRpcs({ auth }: Services): Rpc<never>[] {
   const verify: Rpc<Req> = {
     method: 'VerifyServiceAccount',
     kind: 'auth-methods',
+    access: SIGN_IN_FINISH,
     async handle(r) {
       return message(createdTokenToWire(await auth.kubernetesLogin(r.serviceAccountToken ?? '')));
     },
@@ -164,6 +186,7 @@ export function githubMethodRpcs({ auth }: Services): Rpc<never>[] {
     {
       method: 'AuthorizeURL',
       kind: 'auth-methods',
+      access: SIGN_IN_START,
       async handle(r) {
         const { authorizeUrl } = await github().authorize(r.state || undefined);
         return { authorizeUrl };
@@ -172,6 +195,7 @@ export function githubMethodRpcs({ auth }: Services): Rpc<never>[] {
     {
       method: 'Callback',
       kind: 'auth-methods',
+      access: SIGN_IN_FINISH,
       async handle(r) {
         github();
         const query = new URLSearchParams();

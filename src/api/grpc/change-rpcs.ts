@@ -56,11 +56,11 @@ function messageOf(change: RevisionChange): ChangeMessage {
   return message;
 }
 
-/** The table entry the authentication reads (its kind and addressed namespace). */
-const WATCH_ENTRY: AnyRpc = {
+/** The service's one entry, as the unary tables hold theirs: authentication reads its kind and access. */
+export const WATCH_ENTRY: AnyRpc = {
   method: 'WatchNamespace',
   kind: 'change-stream',
-  namespaces: (request: WatchRequest) => [namespaceKeyOrDefault(request.namespace_key)],
+  access: { resource: 'stream', action: 'watch', namespace: 'request' },
   handle: () => undefined,
 };
 

@@ -59,8 +59,8 @@ export function evaluationRpcs({ evaluation }: Services): Rpc<never>[] {
   ): Rpc<EvaluationRequestMessage> => ({
     method,
     kind: 'evaluation',
+    access: { resource: 'evaluation', action: 'evaluate', namespace: 'request' },
     protoNames: true,
-    namespaces: (request) => [namespaceKeyOrDefault(request.namespace_key)],
     async handle(request, context) {
       const started = performance.now();
       const snapshot = await evaluation.snapshot(namespaceKeyOrDefault(request.namespace_key));
@@ -76,11 +76,8 @@ export function evaluationRpcs({ evaluation }: Services): Rpc<never>[] {
   const batch: Rpc<BatchRequestMessage> = {
     method: 'Batch',
     kind: 'evaluation',
+    access: { resource: 'evaluation', action: 'evaluate', namespace: 'items' },
     protoNames: true,
-    namespaces: (request) => {
-      const keys = new Set(request.requests.map((item) => namespaceKeyOrDefault(item.namespace_key)));
-      return keys.size ? [...keys] : [namespaceKeyOrDefault('')];
-    },
     async handle(request) {
       const started = performance.now();
       const answer = await evaluation.batch({
@@ -128,7 +125,7 @@ export function dataRpcs({ evaluation }: Services): Rpc<never>[] {
   const snapshot: Rpc<{ key: string; reference: string }> = {
     method: 'EvaluationSnapshotNamespace',
     kind: 'client-snapshot',
-    namespaces: (request) => [namespaceKeyOrDefault(request.key)],
+    access: { resource: 'snapshot', action: 'read', namespace: 'key' },
     async handle(request, context) {
       const key = namespaceKeyOrDefault(request.key);
       const source = await evaluation.source(key);

@@ -4,6 +4,7 @@
 // Requests come with proto3 defaults filled in: an empty namespace key is `default` (namespaceKeyOrDefault, at this edge),
 // an unset message is null.
 
+import type { Access } from '../../auth/access.js';
 import { namespaceKeyOrDefault } from '../../domain/namespace-key.js';
 import type { Services } from '../../services/index.js';
 import type { RolloutInput } from '../../services/rollouts.js';
@@ -90,11 +91,23 @@ function rolloutInput(request: Req): RolloutInput {
 
 const ns = (request: Req): string => namespaceKeyOrDefault(request.namespaceKey);
 
+/** Stop-gap access by method name (`GetFlag` → flag read); ops-table's table declares it per operation. */
+function stopGapAccess(method: string): Access {
+  const [, verb = '', noun = ''] = /^(Get|List|Create|Update|Delete|Order)(.*?)s?$/.exec(method) ?? [];
+  const action =
+    ({ Get: 'read', List: 'read', Create: 'create', Update: 'update', Order: 'update' } as const)[verb as 'Get'] ??
+    'delete';
+  const resource = noun.toLowerCase() as Access['resource'];
+  if (resource === 'namespace') return { resource, action, namespace: verb === 'List' ? 'none' : 'key' };
+  return { resource, action, namespace: 'request' };
+}
+
 /** An RPC of the management API; `write` for the methods REST serves with POST, PUT and DELETE. */
 function management(method: string, write: boolean, handle: (request: Req) => Promise<unknown>): Rpc<Req> {
   return {
     method,
     kind: 'management',
+    access: stopGapAccess(method),
     write,
     handle: async (request) => wireToMessage(await handle(request)),
   };
@@ -103,7 +116,6 @@ function management(method: string, write: boolean, handle: (request: Req) => Pr
 export function fliptRpcs(services: Services): Rpc<never>[] {
   const { namespaces, flags, variants, segments, constraints, rules, distributions, rollouts } = services;
   const { evaluation, legacyEvaluation } = services;
-  const byKey = (request: Req) => [namespaceKeyOrDefault(request.key)];
 
   const rpcs: Rpc<Req>[] = [
     // Namespaces: addressed by their own key (an empty one reads `default`, as Flipt's GetNamespace does;
@@ -112,30 +124,25 @@ export function fliptRpcs(services: Services): Rpc<never>[] {
       ...management('GetNamespace', false, async (r) =>
         namespaceToWire(await namespaces.get(namespaceKeyOrDefault(r.key))),
       ),
-      namespaces: byKey,
     },
     {
       ...management('ListNamespaces', false, async (r) => namespaceListToWire(await namespaces.list(listQuery(r)))),
-      namespaces: () => undefined,
     },
     {
       ...management('CreateNamespace', true, async (r) =>
         namespaceToWire(await namespaces.create({ key: r.key, name: r.name, description: r.description })),
       ),
-      namespaces: (r) => (r.key ? [r.key] : undefined),
     },
     {
       ...management('UpdateNamespace', true, async (r) =>
         namespaceToWire(await namespaces.update(r.key, { name: r.name, description: r.description })),
       ),
-      namespaces: byKey,
     },
     {
       ...management('DeleteNamespace', true, async (r) => {
         await namespaces.delete(r.key, r.force === true);
         return EMPTY;
       }),
-      namespaces: byKey,
     },
 
     management('GetFlag', false, async (r) => flagToWire(await flags.get(ns(r), r.key))),
@@ -319,6 +326,7 @@ export function fliptRpcs(services: Services): Rpc<never>[] {
     {
       method: 'Evaluate',
       kind: 'legacy-evaluation',
+      access: { resource: 'evaluation', action: 'evaluate', namespace: 'request' },
       async handle(r, context) {
         const started = performance.now();
         const snapshot = await evaluation.snapshot(ns(r));
@@ -329,11 +337,7 @@ export function fliptRpcs(services: Services): Rpc<never>[] {
     {
       method: 'BatchEvaluate',
       kind: 'legacy-evaluation',
-      namespaces: (r) => {
-        const keys = new Set<string>(r.requests.map((item: Req) => namespaceKeyOrDefault(item.namespaceKey)));
-        if (r.namespaceKey) keys.add(r.namespaceKey);
-        return keys.size ? [...keys] : [namespaceKeyOrDefault('')];
-      },
+      access: { resource: 'evaluation', action: 'evaluate', namespace: 'request' },
       async handle(r, context) {
         const started = performance.now();
         const snapshot = await evaluation.snapshot(ns(r));

@@ -3,9 +3,12 @@
 // Kind `meta`: authenticated whenever authentication is required (no exclude opens it; a
 // namespace-scoped token is refused), as over REST and in Flipt; served on every tier.
 
+import type { Access } from '../../auth/access.js';
 import type { Config } from '../../config/schema.js';
 import { META_CONTENT_TYPE, metaDocuments } from '../meta-documents.js';
 import type { Rpc } from './rpc.js';
+
+const META_READ: Access = { resource: 'meta', action: 'read', namespace: 'none' };
 
 export function metaRpcs(config: Config): Rpc<never>[] {
   const documents = metaDocuments(config);
@@ -15,7 +18,7 @@ export function metaRpcs(config: Config): Rpc<never>[] {
     return () => ({ contentType: META_CONTENT_TYPE, data, extensions: [] });
   };
   return [
-    { method: 'GetInfo', kind: 'meta', handle: body(documents.info) },
-    { method: 'GetConfiguration', kind: 'meta', handle: body(documents.config) },
+    { method: 'GetInfo', kind: 'meta', access: META_READ, handle: body(documents.info) },
+    { method: 'GetConfiguration', kind: 'meta', access: META_READ, handle: body(documents.config) },
   ];
 }

@@ -4,6 +4,7 @@
 // Bulk answers carry no ETag: gRPC has no conditional requests.
 
 import type { Metadata } from '@grpc/grpc-js';
+import type { Access } from '../../auth/access.js';
 import type { Config } from '../../config/schema.js';
 import { GrpcCode, InvalidArgumentError } from '../../domain/errors.js';
 import { namespaceKeyOrDefault } from '../../domain/namespace-key.js';
@@ -23,9 +24,20 @@ function metadataValue(metadata: Metadata, key: string): string | undefined {
   return value === undefined || value === '' ? undefined : value.toString();
 }
 
+/** Where OFREP names the namespace: its own metadata key first, then Flipt's. */
+const NAMESPACE_KEYS = ['x-service-namespace', 'x-flipt-namespace'] as const;
+
+/** An evaluation of the namespace the metadata names, which authorization reads from it too. */
+const OFREP_EVALUATION: Access = {
+  resource: 'evaluation',
+  action: 'evaluate',
+  namespace: 'request',
+  namespaceHeaders: NAMESPACE_KEYS,
+};
+
 function namespaceOf(metadata: Metadata): string {
   return namespaceKeyOrDefault(
-    metadataValue(metadata, 'x-service-namespace') ?? metadataValue(metadata, 'x-flipt-namespace'),
+    metadataValue(metadata, NAMESPACE_KEYS[0]) ?? metadataValue(metadata, NAMESPACE_KEYS[1]),
   );
 }
 
@@ -50,10 +62,16 @@ function unwrap(err: unknown): unknown {
 export function ofrepRpcs({ ofrep }: Services, config: Config): Rpc<never>[] {
   const configuration = wireToMessage(ofrepConfiguration(config));
   const rpcs: Rpc<Req>[] = [
-    { method: 'GetProviderConfiguration', kind: 'ofrep-configuration', handle: () => configuration },
+    {
+      method: 'GetProviderConfiguration',
+      kind: 'ofrep-configuration',
+      access: { resource: 'snapshot', action: 'read', namespace: 'none' },
+      handle: () => configuration,
+    },
     {
       method: 'EvaluateFlag',
       kind: 'ofrep',
+      access: OFREP_EVALUATION,
       async handle(r, context) {
         if (!r.key) throw new InvalidArgumentError('flag key was not provided');
         const evaluationContext = r.context as EvaluationContext;
@@ -70,6 +88,7 @@ export function ofrepRpcs({ ofrep }: Services, config: Config): Rpc<never>[] {
     {
       method: 'EvaluateBulk',
       kind: 'ofrep',
+      access: OFREP_EVALUATION,
       async handle(r, context) {
         const query = ofrep.bulkQuery(r.context);
         const snapshot = await ofrep.snapshot(namespaceOf(context.metadata));

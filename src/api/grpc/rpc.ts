@@ -1,4 +1,4 @@
-// Every RPC of the Flipt services is one table entry `{ method, kind, write?, namespaces?, handle }`; this
+// Every RPC of the Flipt services is one table entry `{ method, kind, access, write?, handle }`; this
 // module turns an entry into a grpc-js unary handler that does, around `handle`, what the HTTP hooks do
 // around a route, with the same policy (api/kinds.ts):
 // - a request message that did not decode (request-decoding.ts): INVALID_ARGUMENT, as REST's 400 for a
@@ -7,9 +7,9 @@
 // - a write refused by the tier (`server.mode: read`, `storage.read_only` for management writes):
 //   UNIMPLEMENTED `modification is not allowed in read-only mode`, before authentication as over HTTP;
 // - authentication (when required and the kind's group is not excluded): `authorization: Bearer <token>`
-//   metadata (or Flipt's session cookie), looked up through the token cache, else UNAUTHENTICATED; a token
-//   scoped to a namespace may only address that namespace (the entry's `namespaces`), and only in
-//   groups that allow scoped tokens, else PERMISSION_DENIED;
+//   metadata (or Flipt's session cookie), looked up through the token cache, else UNAUTHENTICATED; then
+//   authorization (auth/authorize.ts) from the entry's `access` and its kind's group, with the request
+//   message as the input, else PERMISSION_DENIED;
 // - `x-vexil-revision` response metadata: a management write's own revision (services/write.ts receipt),
 //   a management read's namespace's current revision, or what the handler sets (evaluation: the
 //   snapshot's revision);
@@ -25,13 +25,13 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import type { Access } from '../../auth/access.js';
-import { allowsNamespaceScopedTokens, isExcluded } from '../../auth/access-groups.js';
+import { isExcluded } from '../../auth/access-groups.js';
+import { type AccessInput, addressedNamespaces, authorize, type DeclaredAccess } from '../../auth/authorize.js';
 import { hashClientToken } from '../../auth/client-token.js';
 import { presentedJwt, presentedToken } from '../../auth/credentials.js';
 import type { Config } from '../../config/schema.js';
-import { type Authentication, tokenNamespace } from '../../domain/authentication.js';
-import { PermissionDeniedError, UnauthenticatedError } from '../../domain/errors.js';
-import { namespaceKeyOrDefault } from '../../domain/namespace-key.js';
+import type { Authentication } from '../../domain/authentication.js';
+import { UnauthenticatedError } from '../../domain/errors.js';
 import type { AuthService } from '../../services/auth.js';
 import { collectWrites, type WriteReceipt } from '../../services/write.js';
 import { changeActor } from '../change-actor.js';
@@ -61,19 +61,17 @@ export interface Rpc<Req = never, Res = unknown> {
   /** The method's name in the service (`GetFlag`, `Boolean`, …). */
   method: string;
   kind: RouteKind;
-  /** What the method does, for authorization (auth/access.ts): every method declares it. */
+  /**
+   * What the method does, for authorization (auth/access.ts): every method declares it (a test walks the
+   * tables). The rule reads the request message in camelCase, OFREP's namespace from its metadata.
+   */
   access?: Access;
   /** A write (management or token): refused by the tiers that refuse writes. */
   write?: boolean;
   /**
-   * The namespaces the request addresses, for namespace-scoped tokens (undefined: none, so a scoped
-   * token may not make it). Default: the request's `namespaceKey`, empty meaning `default` (domain/namespace-key.ts).
-   */
-  namespaces?(request: Req): readonly string[] | undefined;
-  /**
    * The handler reads the request with proto/'s own (snake_case) names, as grpc-js decoded it, instead
-   * of renamed to camelCase (field-case.ts): the evaluation RPCs, which rename nothing (then give
-   * `namespaces` too: the default reads `namespaceKey`).
+   * of renamed to camelCase (field-case.ts): the evaluation RPCs, which rename nothing. Authorization
+   * renames a copy only when it reads the input (a namespace-scoped token).
    */
   protoNames?: boolean;
   handle(request: Req, context: RpcContext): Res | Promise<Res>;
@@ -90,9 +88,25 @@ export interface RpcDeps {
   revisionOf(namespaceKey: string): Promise<string | undefined>;
 }
 
-/** The namespace of a request that names it in `namespace_key`, empty meaning `default`. */
-function defaultNamespaces(request: unknown): readonly string[] {
-  return [namespaceKeyOrDefault((request as { namespaceKey?: unknown } | null)?.namespaceKey)];
+/**
+ * The call's input as authorization reads it (auth/access.ts): the request message in camelCase, with
+ * the namespace its metadata names when the entry declares such keys (OFREP) and the message names none.
+ */
+export function rpcAccessInput(rpc: AnyRpc, request: unknown, metadata: Metadata): AccessInput {
+  const message = ((rpc.protoNames ? camelFields(request) : request) ?? {}) as Record<string, unknown>;
+  const headers = rpc.access?.namespaceHeaders;
+  if (headers === undefined) return message;
+  const input: Record<string, unknown> = { ...message };
+  if (input.namespaceKey === undefined || input.namespaceKey === '') {
+    for (const key of headers) {
+      const value = firstValue(metadata, key);
+      if (value !== undefined && value !== '') {
+        input.namespaceKey = value;
+        break;
+      }
+    }
+  }
+  return input;
 }
 
 /** A failure with a gRPC code and message of its own (what no domain error says, e.g. OFREP's). */
@@ -158,28 +172,30 @@ export async function authenticate(
   const jwt =
     token === '' && deps.auth.jwt !== undefined ? presentedJwt(firstValue(metadata, 'authorization')) : undefined;
   if (jwt !== undefined && deps.auth.jwt !== undefined)
-    return scopeChecked(await deps.auth.jwt.verify(jwt), rpc, request, access.group);
+    return authorized(await deps.auth.jwt.verify(jwt), rpc, request, metadata);
   if (token === undefined || token === '') throw new UnauthenticatedError();
   const hash = tokenHash(token);
   const remembered = deps.auth.rememberedAuthentication(hash);
   const found = remembered !== undefined ? remembered : await deps.auth.lookUpAuthentication(hash);
   if (!found) throw new UnauthenticatedError();
-  return scopeChecked(found, rpc, request, access.group);
+  return authorized(found, rpc, request, metadata);
 }
 
-/** `found`, unless it is scoped to a namespace the call may not address (PERMISSION_DENIED). */
-function scopeChecked(
-  found: Authentication,
-  rpc: AnyRpc,
-  request: unknown,
-  group: Parameters<typeof allowsNamespaceScopedTokens>[0],
-): Authentication {
-  const scope = tokenNamespace(found);
-  if (scope !== undefined) {
-    if (!allowsNamespaceScopedTokens(group)) throw new PermissionDeniedError();
-    const addressed = (rpc.namespaces ?? defaultNamespaces)(request);
-    if (addressed === undefined || !addressed.every((ns) => ns === scope)) throw new PermissionDeniedError();
+/** Each entry's declaration with its kind's group, made once per entry rather than per call. */
+const declarations = new WeakMap<AnyRpc, DeclaredAccess>();
+function declaredAccessOf(rpc: AnyRpc): DeclaredAccess {
+  let declared = declarations.get(rpc);
+  if (declared === undefined) {
+    const access = KIND_POLICIES[rpc.kind].access;
+    declared = { access: rpc.access, group: access.open ? 'unclassified' : access.group };
+    declarations.set(rpc, declared);
   }
+  return declared;
+}
+
+/** `found`, if authorization allows it the call (else PERMISSION_DENIED); the input is formed only if read. */
+function authorized(found: Authentication, rpc: AnyRpc, request: unknown, metadata: Metadata): Authentication {
+  authorize(declaredAccessOf(rpc), found, () => rpcAccessInput(rpc, request, metadata));
   return found;
 }
 
@@ -234,8 +250,8 @@ export function unaryHandler(
       if (!tracksWrites) {
         // Read before the data, as over HTTP: the answer holds nothing older than the revision it names.
         let readAt: string | undefined;
-        if (readsRevision) {
-          const ns = (rpc.namespaces ?? defaultNamespaces)(request);
+        if (readsRevision && rpc.access !== undefined) {
+          const ns = addressedNamespaces(rpc.access.namespace, rpcAccessInput(rpc, request, call.metadata));
           if (ns?.length === 1) readAt = await deps.revisionOf(ns[0] as string).catch(() => undefined);
         }
         const answer = await rpc.handle(request, context);

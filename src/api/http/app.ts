@@ -254,7 +254,14 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       },
     },
   });
-  app.get('/openapi.json', { schema: { hide: true }, config: { kind: 'openapi' } }, async () => app.swagger());
+  app.get(
+    '/openapi.json',
+    {
+      schema: { hide: true },
+      config: { kind: 'openapi', access: { resource: 'service', action: 'read', namespace: 'none' } },
+    },
+    async () => app.swagger(),
+  );
 
   app.addHook('onError', discardTooLargeBodies());
   app.setErrorHandler((err, request, reply) => sendError(request, reply, err));

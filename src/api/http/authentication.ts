@@ -5,14 +5,19 @@
 //   it runs before body parsing and validation, so an unauthenticated bad request gets 401, not 400.
 //   Two Authorization headers are 400 (a proxy may have read the other one); a write authenticated by
 //   the cookie alone must pass the cross-site check of csrf.ts, else 403.
-// - preValidation: a token restricted to a namespace may only address that namespace, else 403
-//   (Flipt answers 401 here; see docs/api.md's compatibility notes). It runs once the body is parsed.
+// - authorization (auth/authorize.ts), from the route's declared access and its kind's group, decided
+//   once per route at registration as far as it can be: in onRequest when the decision needs no input
+//   (a scoped token on a group that refuses it, a `none` rule, reading oneself), else in preValidation,
+//   once the body is parsed (the namespaces a request addresses), 403 when refused (Flipt answers 401
+//   here; see docs/api.md's compatibility notes). Unscoped tokens are never asked for their input.
 // A token is looked up by hash in the database the first time this instance sees it; after that the
 // token cache answers (auth/token-cache.ts) with no promise and no database read. A token deleted or
 // expired here stops at once; one deleted elsewhere within `cache.poll_interval` (ADR 0010).
 
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { allowsNamespaceScopedTokens, isExcluded } from '../../auth/access-groups.js';
+import type { FastifyContextConfig, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { Access } from '../../auth/access.js';
+import { isExcluded } from '../../auth/access-groups.js';
+import { addressedNamespaces, authorize, type DeclaredAccess, readsInput } from '../../auth/authorize.js';
 import { hashClientToken } from '../../auth/client-token.js';
 import {
   clearedSessionCookies,
@@ -22,22 +27,50 @@ import {
   repeatsAuthorization,
   TOKEN_COOKIE,
 } from '../../auth/credentials.js';
-import { namespaceAllowed, namespaceParamOf } from '../../auth/namespace-scope.js';
-import { isOwnAuthenticationRead } from '../../auth/scoped-self.js';
 import type { Config } from '../../config/schema.js';
 import { type Authentication, tokenNamespace } from '../../domain/authentication.js';
 import { InvalidArgumentError, PermissionDeniedError, UnauthenticatedError } from '../../domain/errors.js';
-import { namespaceKeyOrDefault } from '../../domain/namespace-key.js';
 import type { AuthService } from '../../services/auth.js';
+import { httpAccessInput } from './access-input.js';
 import { isStateChanging, mayWriteWithCookie, trustedOrigins } from './csrf.js';
 import type { HttpApp } from './http-app.js';
-import { policyOf, type RouteAccess } from './route-kinds.js';
+import { accessOf, policyOf } from './route-kinds.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The caller's authentication; set only when authentication is required and the route is protected. */
     authentication: Authentication | null;
   }
+  interface FastifyContextConfig {
+    /** What authentication and authorization need of the route, worked out when it was registered. */
+    authorization?: RouteAuthorization;
+  }
+}
+
+/** A route's authentication and authorization, from its kind and its declared access. */
+interface RouteAuthorization {
+  /** No credential needed: open by its kind, or its group excluded by the config. */
+  skips: boolean;
+  declared: DeclaredAccess;
+  /** Authorization reads the request's input (decided in preValidation, after body parsing). */
+  readsInput: boolean;
+  /** A stream ticket may stand in for the bearer token (the route's kind says so). */
+  acceptsStreamTicket: boolean;
+}
+
+function routeAuthorization(
+  route: { config?: unknown; url?: string | undefined },
+  exclude: Config['authentication']['exclude'],
+): RouteAuthorization {
+  const policy = policyOf(route);
+  const access = accessOf(route);
+  const group = policy.access.open ? 'unclassified' : policy.access.group;
+  return {
+    skips: policy.access.open || isExcluded(group, exclude),
+    declared: { access, group },
+    readsInput: readsInput(access),
+    acceptsStreamTicket: policy.acceptsStreamTicket === true,
+  };
 }
 
 /**
@@ -64,13 +97,15 @@ export interface AuthenticationDeps {
 }
 
 /** The `ticket` query parameter and the addressed namespace of a route that accepts stream tickets. */
-function streamTicketOf(request: FastifyRequest, url: string): { ticket: string; namespaceKey: string } | undefined {
-  if (!policyOf(request.routeOptions).acceptsStreamTicket) return undefined;
+function streamTicketOf(
+  request: FastifyRequest,
+  access: Access | undefined,
+): { ticket: string; namespaceKey: string } | undefined {
   const ticket = (request.query as Record<string, unknown> | undefined)?.ticket;
-  const param = namespaceParamOf(url);
-  if (param === undefined || typeof ticket !== 'string') return undefined;
-  // Before the handler resolves the path (namespace-default.ts): an empty namespace is `default` here too.
-  return { ticket, namespaceKey: namespaceKeyOrDefault((request.params as Record<string, unknown>)[param]) };
+  if (access === undefined || typeof ticket !== 'string') return undefined;
+  // A ticket is for one namespace: the one the route's rule reads (empty meaning `default`).
+  const addressed = addressedNamespaces(access.namespace, httpAccessInput(request, access));
+  return addressed?.length === 1 ? { ticket, namespaceKey: addressed[0] as string } : undefined;
 }
 
 export const REPEATED_AUTHORIZATION = 'request has more than one Authorization header';
@@ -89,15 +124,20 @@ export function installAuthentication(app: HttpApp, { config, auth, tickets }: A
   if (!settings.required) return;
 
   const trusted = trustedOrigins(settings.session.csrf.trusted_origins);
-  // Each route's access follows from its kind; found on a route's first request and kept by template.
-  const decisions = new Map<string, RouteAccess>();
-  const accessOf = (request: FastifyRequest, url: string): RouteAccess => {
-    let access = decisions.get(url);
-    if (access === undefined) {
-      access = policyOf(request.routeOptions).access;
-      decisions.set(url, access);
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, authorization: routeAuthorization(route, settings.exclude) };
+  });
+  // Routes registered before this hook (the app's /openapi.json, the CORS preflight) are worked out on
+  // their first request and kept.
+  const late = new WeakMap<object, RouteAuthorization>();
+  const authorizationOf = (config: FastifyContextConfig & { url?: string }): RouteAuthorization => {
+    if (config.authorization !== undefined) return config.authorization;
+    let found = late.get(config);
+    if (found === undefined) {
+      found = routeAuthorization({ config, url: config.url }, settings.exclude);
+      late.set(config, found);
     }
-    return access;
+    return found;
   };
 
   const reject = (request: FastifyRequest, reply: FastifyReply, url: string, done: HookHandlerDoneFunction) => {
@@ -108,27 +148,27 @@ export function installAuthentication(app: HttpApp, { config, auth, tickets }: A
   };
 
   app.addHook('onRequest', (request, reply, done) => {
-    const url = request.routeOptions.url;
+    const options = request.routeOptions;
+    const url = options.url;
     // No route matched: the 404/501 answer comes before authentication, as grpc-gateway routes first.
     if (url === undefined) return done();
-    const access = accessOf(request, url);
-    if (access.open || isExcluded(access.group, settings.exclude)) return done();
+    const route = authorizationOf(options.config);
+    if (route.skips) return done();
 
     const token = presentedToken(request.headers);
     const accept = (found: Authentication | null | undefined) => {
       if (!found) return reject(request, reply, url, done);
       request.authentication = found;
-      if (
-        tokenNamespace(found) !== undefined &&
-        !allowsNamespaceScopedTokens(access.group) &&
-        !isOwnAuthenticationRead(request.method, request.routeOptions.url)
-      ) {
-        return done(new PermissionDeniedError());
+      // What needs no input is decided now, before the body is read; the rest in preValidation.
+      try {
+        authorize(route.declared, found);
+      } catch (err) {
+        return done(err as Error);
       }
       done();
     };
-    if (token === undefined && tickets !== undefined) {
-      const presented = streamTicketOf(request, url);
+    if (token === undefined && tickets !== undefined && route.acceptsStreamTicket) {
+      const presented = streamTicketOf(request, route.declared.access);
       if (presented !== undefined) {
         tickets.verify(presented.ticket, presented.namespaceKey).then(accept, (err: unknown) => done(err as Error));
         return;
@@ -158,15 +198,18 @@ export function installAuthentication(app: HttpApp, { config, auth, tickets }: A
   });
 
   app.addHook('preValidation', (request, _reply, done) => {
-    const scope = request.authentication ? tokenNamespace(request.authentication) : undefined;
-    if (scope === undefined || isOwnAuthenticationRead(request.method, request.routeOptions.url)) return done();
-    const allowed = namespaceAllowed(scope, {
-      routeUrl: request.routeOptions.url ?? '',
-      method: request.method,
-      params: request.params,
-      query: request.query,
-      body: request.body,
-    });
-    done(allowed ? undefined : new PermissionDeniedError());
+    const found = request.authentication;
+    // Unscoped callers were allowed in onRequest: they pay one metadata read here. Scoped ones on a rule
+    // that reads the input were let through there only to be decided now.
+    if (found === null || tokenNamespace(found) === undefined) return done();
+    const options = request.routeOptions;
+    const route = authorizationOf(options.config);
+    if (!route.readsInput) return done();
+    try {
+      authorize(route.declared, found, httpAccessInput(request, route.declared.access));
+    } catch (err) {
+      return done(err as Error);
+    }
+    done();
   });
 }

@@ -26,7 +26,13 @@ export async function installCors(app: HttpApp, settings: Config['cors']): Promi
 
   // The plugin's catch-all preflight route declares no kind of its own: it is open to anyone.
   app.addHook('onRoute', (route) => {
-    if (route.method === 'OPTIONS' && route.url === '*') route.config = { ...route.config, kind: 'preflight' };
+    if (route.method === 'OPTIONS' && route.url === '*') {
+      route.config = {
+        ...route.config,
+        kind: 'preflight',
+        access: { resource: 'service', action: 'read', namespace: 'none' },
+      };
+    }
   });
 
   // The plugin would answer an OPTIONS that is no preflight with a plain-text 400.

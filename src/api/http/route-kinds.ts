@@ -4,6 +4,8 @@
 // itself). The authentication hook, the tiers, HTTP telemetry, compression and body handling all read
 // this table instead of matching URL prefixes, so a new route is one declaration, and a route that
 // declares nothing is refused by authentication (fail closed) and flagged by the route coverage test.
+// Beside its kind a route declares its access (`config: { access }`, auth/access.ts), which
+// authorization (auth/authorize.ts), the tiers' revision header and the empty-namespace rule read.
 
 import type { RouteOptions } from 'fastify';
 import type { Access } from '../../auth/access.js';
@@ -47,6 +49,16 @@ export function kindOf(route: RouteLike): RouteKind | undefined {
   return route.url?.startsWith(UI_ASSETS_PREFIX) ? 'ui' : undefined;
 }
 
+/** The dashboard's hashed files: served to anyone, like the page itself. */
+const UI_ASSETS_ACCESS: Access = { resource: 'service', action: 'read', namespace: 'none' };
+
+/** The access a route declared (auth/access.ts), if any. */
+export function accessOf(route: RouteLike): Access | undefined {
+  const declared = (route.config as { access?: Access } | undefined)?.access;
+  if (declared !== undefined) return declared;
+  return route.url?.startsWith(UI_ASSETS_PREFIX) ? UI_ASSETS_ACCESS : undefined;
+}
+
 /** The policy of a route, by its kind (UNDECLARED_POLICY when it declared none). */
 export function policyOf(route: RouteLike): KindPolicy {
   const kind = kindOf(route);
@@ -57,25 +69,38 @@ export interface DeclaredRoute {
   method: string;
   url: string;
   kind: RouteKind | undefined;
+  access: Access | undefined;
 }
 
 const tables = new WeakMap<object, DeclaredRoute[]>();
 
-/** Records every route registered from now on with its kind: the table the route coverage test walks. */
+/**
+ * Records every route registered from now on with its kind and access: the table the route coverage
+ * tests walk. Both are read when the table is, not when the route is registered: a later onRoute hook
+ * may still declare them (cors.ts: the preflight route).
+ */
 export function recordRouteKinds(app: {
   addHook(name: 'onRoute', hook: (route: RouteOptions) => void): unknown;
 }): void {
   const table: DeclaredRoute[] = [];
   tables.set(app, table);
   app.addHook('onRoute', (route) => {
-    const kind = kindOf(route);
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
-      table.push({ method: method.toUpperCase(), url: route.url, kind });
+      table.push({
+        method: method.toUpperCase(),
+        url: route.url,
+        get kind() {
+          return kindOf(route);
+        },
+        get access() {
+          return accessOf(route);
+        },
+      });
     }
   });
 }
 
-/** Every route registered since recordRouteKinds, with the kind it declared. */
+/** Every route registered since recordRouteKinds, with the kind and access it declared. */
 export function declaredRoutes(app: object): readonly DeclaredRoute[] {
   return tables.get(app) ?? [];
 }

@@ -12,17 +12,19 @@
 // (route-kinds.ts) and, for management and token routes, its method.
 
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
-import { requestNamespaces } from '../../auth/namespace-scope.js';
+import type { Access } from '../../auth/access.js';
+import { addressedNamespaces } from '../../auth/authorize.js';
 import type { Config } from '../../config/schema.js';
 import { GrpcCode } from '../../domain/errors.js';
 import { collectWrites, type WriteReceipt } from '../../services/write.js';
 import { changeActor } from '../change-actor.js';
 import { IF_MATCH, ifMatchTag } from '../if-match.js';
 import { READ_ONLY_MESSAGE, type RouteTier, refusesTier, type TierClass, tierOfClass } from '../kinds.js';
+import { httpAccessInput } from './access-input.js';
 import { sendErrorBody } from './error-handler.js';
 import type { HttpApp } from './http-app.js';
 import { addRouteHook } from './route-hooks.js';
-import { policyOf } from './route-kinds.js';
+import { accessOf, policyOf } from './route-kinds.js';
 import { REVISION_HEADER } from './wire.js';
 
 export { READ_ONLY_MESSAGE, type RouteTier, refusesTier } from '../kinds.js';
@@ -61,15 +63,15 @@ function refuse(request: FastifyRequest, reply: FastifyReply): void {
   sendErrorBody(request, reply.code(405), { code: GrpcCode.UNIMPLEMENTED, message: READ_ONLY_MESSAGE, details: [] });
 }
 
-/** The namespace a management request addresses, when it addresses exactly one (auth/namespace-scope.ts). */
-function requestNamespace(url: string, request: FastifyRequest): string | undefined {
-  const namespaces = requestNamespaces({
-    routeUrl: url,
-    method: request.method,
-    params: request.params,
-    query: request.query,
-    body: request.body,
-  });
+/**
+ * The namespace a management request addresses, when it addresses exactly one, by its declared access
+ * (auth/authorize.ts). A read across namespaces (`filtered`: the change log of all) names the one its
+ * input names, `default` when none, as it always has.
+ */
+function requestNamespace(access: Access | undefined, request: FastifyRequest): string | undefined {
+  if (access === undefined) return undefined;
+  const rule = access.namespace === 'filtered' ? 'request' : access.namespace;
+  const namespaces = addressedNamespaces(rule, httpAccessInput(request, access));
   return namespaces?.length === 1 ? namespaces[0] : undefined;
 }
 
@@ -97,18 +99,17 @@ export function installTiers(app: HttpApp, options: TierOptions): void {
   // miss a change that landed between the two reads.
   const readRevisions = new WeakMap<FastifyRequest, string | undefined>();
   const readRevision = async (request: FastifyRequest) => {
-    const namespaceKey = requestNamespace(request.routeOptions.url ?? '', request);
+    const namespaceKey = requestNamespace(accessOf(request.routeOptions), request);
     if (namespaceKey === undefined) return;
     readRevisions.set(request, await options.revisionOf(namespaceKey).catch(() => undefined));
   };
 
   const revisionHeader = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     if (reply.statusCode >= 400 || reply.hasHeader(REVISION_HEADER)) return payload;
-    const url = request.routeOptions.url ?? '';
     let revision = receipts.get(request)?.revision;
     if (revision === undefined && readRevisions.has(request)) revision = readRevisions.get(request);
     else if (revision === undefined) {
-      const namespaceKey = requestNamespace(url, request);
+      const namespaceKey = requestNamespace(accessOf(request.routeOptions), request);
       if (namespaceKey !== undefined) revision = await options.revisionOf(namespaceKey).catch(() => undefined);
     }
     if (revision !== undefined) reply.header(REVISION_HEADER, revision);

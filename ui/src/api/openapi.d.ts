@@ -4102,7 +4102,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/namespaces/{ns}/export": {
+    "/api/v1/namespaces/{namespaceKey}/export": {
         parameters: {
             query?: never;
             header?: never;
@@ -4121,7 +4121,7 @@ export interface paths {
                 };
                 header?: never;
                 path: {
-                    ns: string;
+                    namespaceKey: string;
                 };
                 cookie?: never;
             };

@@ -13,7 +13,7 @@ export async function kubernetesRoutes(app: HttpApp, { services }: RouteDeps): P
   app.post(
     '/auth/v1/method/kubernetes/serviceaccount',
     {
-      config: { kind: 'auth-methods' },
+      config: { kind: 'auth-methods', access: { resource: 'sign-in', action: 'create', namespace: 'none' } },
       schema: {
         tags: ['auth'],
         body: Type.Object({ serviceAccountToken: Type.Optional(Type.String()) }),

@@ -10,6 +10,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
+import type { Access } from '../../../auth/access.js';
 import {
   clearedStateCookie,
   cookieValue,
@@ -29,6 +30,9 @@ import type { RouteDeps } from './deps.js';
 const tags = ['auth'];
 const ProviderParams = Type.Object({ provider: Type.String() });
 const AuthorizeResponse = Type.Object({ authorizeUrl: Type.String() });
+/** Sign-in comes before any credential: starting it reads a provider's address, finishing it makes a session. */
+const SIGN_IN_START: Access = { resource: 'sign-in', action: 'read', namespace: 'none' };
+const SIGN_IN_FINISH: Access = { resource: 'sign-in', action: 'create', namespace: 'none' };
 
 function sameState(a: string, b: string): boolean {
   // Compared by hash: equal lengths, and no timing on the state itself.
@@ -94,7 +98,7 @@ export async function signInRoutes(app: HttpApp, { config, services }: RouteDeps
     app.get(
       '/auth/v1/method/oidc/:provider/authorize',
       {
-        config: { kind: 'auth-methods' },
+        config: { kind: 'auth-methods', access: SIGN_IN_START },
         schema: { tags, params: ProviderParams, response: { 200: AuthorizeResponse, ...errorResponses } },
       },
       async (request, reply) => {
@@ -104,7 +108,10 @@ export async function signInRoutes(app: HttpApp, { config, services }: RouteDeps
     );
     app.get(
       '/auth/v1/method/oidc/:provider/callback',
-      { config: { kind: 'auth-methods' }, schema: { tags, params: ProviderParams, response: errorResponses } },
+      {
+        config: { kind: 'auth-methods', access: SIGN_IN_FINISH },
+        schema: { tags, params: ProviderParams, response: errorResponses },
+      },
       async (request, reply) => {
         const { provider } = request.params;
         return callback(request, reply, oidcCallbackPath(provider), (query) =>
@@ -117,12 +124,15 @@ export async function signInRoutes(app: HttpApp, { config, services }: RouteDeps
   if (github !== undefined) {
     app.get(
       GITHUB_AUTHORIZE_PATH,
-      { config: { kind: 'auth-methods' }, schema: { tags, response: { 200: AuthorizeResponse, ...errorResponses } } },
+      {
+        config: { kind: 'auth-methods', access: SIGN_IN_START },
+        schema: { tags, response: { 200: AuthorizeResponse, ...errorResponses } },
+      },
       async (_request, reply) => authorized(reply, await github.authorize(), GITHUB_CALLBACK_PATH),
     );
     app.get(
       GITHUB_CALLBACK_PATH,
-      { config: { kind: 'auth-methods' }, schema: { tags, response: errorResponses } },
+      { config: { kind: 'auth-methods', access: SIGN_IN_FINISH }, schema: { tags, response: errorResponses } },
       async (request, reply) =>
         callback(request, reply, GITHUB_CALLBACK_PATH, (query) => services.auth.githubCallback(query)),
     );

@@ -1,6 +1,6 @@
 // /auth/v1: token creation (only when the token method is enabled, else the route does not exist),
 // the caller's own authentication, listing/reading/deleting authentications, and the public list of
-// methods. Who may call what is decided by the enforcement hook (src/auth/enforcement.ts).
+// methods. Who may call what follows from each route's kind and access (auth/authorize.ts).
 
 import Type from 'typebox';
 import { clearedSessionCookies } from '../../../auth/credentials.js';
@@ -43,7 +43,7 @@ export async function authRoutes(app: HttpApp, { config, services }: RouteDeps):
     app.post(
       '/auth/v1/method/token',
       {
-        config: { kind: 'auth' },
+        config: { kind: 'auth', access: { resource: 'token', action: 'create', namespace: 'none' } },
         schema: { tags, body: CreateTokenBody, response: { 200: CreateTokenResponseSchema, ...errorResponses } },
       },
       async (request) => {
@@ -64,13 +64,20 @@ export async function authRoutes(app: HttpApp, { config, services }: RouteDeps):
 
   app.get(
     '/auth/v1/method',
-    { config: { kind: 'auth-methods' }, schema: { tags, response: { 200: AuthMethodsSchema, ...errorResponses } } },
+    {
+      config: { kind: 'auth-methods', access: { resource: 'sign-in', action: 'read', namespace: 'none' } },
+      schema: { tags, response: { 200: AuthMethodsSchema, ...errorResponses } },
+    },
     async () => authMethodsToWire(enabledMethods(config)),
   );
 
   app.get(
     '/auth/v1/self',
-    { config: { kind: 'auth' }, schema: { tags, response: { 200: AuthenticationSchema, ...errorResponses } } },
+    {
+      // Reading oneself: the one token call a namespace-scoped token may make (auth/access.ts `self`).
+      config: { kind: 'auth', access: { resource: 'token', action: 'read', namespace: 'none', self: true } },
+      schema: { tags, response: { 200: AuthenticationSchema, ...errorResponses } },
+    },
     async (request) => {
       // With authentication not required no token is resolved, so there is no "self" (Flipt: 401).
       if (!request.authentication) throw new UnauthenticatedError();
@@ -81,7 +88,7 @@ export async function authRoutes(app: HttpApp, { config, services }: RouteDeps):
   app.put(
     '/auth/v1/self/expire',
     {
-      config: { kind: 'auth' },
+      config: { kind: 'auth', access: { resource: 'token', action: 'update', namespace: 'none' } },
       schema: { tags, querystring: ExpireSelfQuerystring, response: { 200: EmptySchema, ...errorResponses } },
     },
     async (request, reply) => {
@@ -98,7 +105,7 @@ export async function authRoutes(app: HttpApp, { config, services }: RouteDeps):
   app.get(
     '/auth/v1/tokens',
     {
-      config: { kind: 'auth' },
+      config: { kind: 'auth', access: { resource: 'token', action: 'read', namespace: 'none' } },
       schema: {
         tags,
         querystring: AuthenticationListQuerystring,
@@ -122,7 +129,7 @@ export async function authRoutes(app: HttpApp, { config, services }: RouteDeps):
   app.get(
     '/auth/v1/tokens/:id',
     {
-      config: { kind: 'auth' },
+      config: { kind: 'auth', access: { resource: 'token', action: 'read', namespace: 'none' } },
       schema: { tags, params: IdParams, response: { 200: AuthenticationSchema, ...errorResponses } },
     },
     async (request) => authenticationToWire(await auth.get(request.params.id)),
@@ -130,7 +137,10 @@ export async function authRoutes(app: HttpApp, { config, services }: RouteDeps):
 
   app.delete(
     '/auth/v1/tokens/:id',
-    { config: { kind: 'auth' }, schema: { tags, params: IdParams, response: { 200: EmptySchema, ...errorResponses } } },
+    {
+      config: { kind: 'auth', access: { resource: 'token', action: 'delete', namespace: 'none' } },
+      schema: { tags, params: IdParams, response: { 200: EmptySchema, ...errorResponses } },
+    },
     async (request) => {
       await auth.delete(request.params.id);
       return {};

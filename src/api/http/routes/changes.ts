@@ -2,7 +2,8 @@
 // the token may see; read one; revert one. Management reads and writes like the rest of /api/v1.
 
 import Type from 'typebox';
-import { tokenNamespace } from '../../../domain/authentication.js';
+import type { AccessAction, NamespaceRule } from '../../../auth/access.js';
+import { namespacesVisibleTo } from '../../../auth/authorize.js';
 import type { HttpApp } from '../http-app.js';
 import {
   ChangeListQuerystring,
@@ -21,12 +22,13 @@ const IdParams = Type.Object({ namespaceKey: Type.String(), id: Type.String() })
 
 export async function changeRoutes(app: HttpApp, { services }: RouteDeps): Promise<void> {
   const { history } = services;
-  const config = { kind: 'management' } as const;
+  const config = (action: AccessAction, namespace: NamespaceRule) =>
+    ({ kind: 'management', access: { resource: 'change', action, namespace } }) as const;
 
   app.get(
     '/api/v1/changes',
     {
-      config,
+      config: config('read', 'filtered'),
       schema: {
         tags,
         description: 'Changes of every namespace the token may see, and token changes; newest first',
@@ -35,16 +37,16 @@ export async function changeRoutes(app: HttpApp, { services }: RouteDeps): Promi
       },
     },
     async (request) => {
-      // A namespace-scoped token sees its namespace only (auth/namespace-scope.ts lets it through here).
-      const scope = request.authentication ? tokenNamespace(request.authentication) : undefined;
-      return changeListToWire(await history.list(scope ? [scope] : undefined, toChangeListQuery(request.query)));
+      // A `filtered` read: a namespace-scoped token sees its namespace only.
+      const visible = namespacesVisibleTo(request.authentication);
+      return changeListToWire(await history.list(visible, toChangeListQuery(request.query)));
     },
   );
 
   app.get(
     '/api/v1/namespaces/:namespaceKey/changes',
     {
-      config,
+      config: config('read', 'request'),
       schema: {
         tags,
         params: NsParams,
@@ -64,7 +66,7 @@ export async function changeRoutes(app: HttpApp, { services }: RouteDeps): Promi
     app.get(
       `/api/v1/namespaces/:namespaceKey/${path}/:key/changes`,
       {
-        config,
+        config: config('read', 'request'),
         schema: {
           tags,
           description: `Changes of one ${type} and its ${children.join(', ')}s`,
@@ -87,14 +89,17 @@ export async function changeRoutes(app: HttpApp, { services }: RouteDeps): Promi
 
   app.get(
     '/api/v1/namespaces/:namespaceKey/changes/:id',
-    { config, schema: { tags, params: IdParams, response: { 200: ChangeSchema, ...errorResponses } } },
+    {
+      config: config('read', 'request'),
+      schema: { tags, params: IdParams, response: { 200: ChangeSchema, ...errorResponses } },
+    },
     async (request) => history.get(request.params.namespaceKey, request.params.id),
   );
 
   app.post(
     '/api/v1/namespaces/:namespaceKey/changes/:id/revert',
     {
-      config,
+      config: config('revert', 'request'),
       schema: {
         tags,
         description:

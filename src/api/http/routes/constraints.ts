@@ -43,7 +43,7 @@ export async function constraintRoutes(app: HttpApp, { services }: RouteDeps): P
     app.post(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'constraint', action: 'create', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,
@@ -64,7 +64,7 @@ export async function constraintRoutes(app: HttpApp, { services }: RouteDeps): P
     app.put(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'constraint', action: 'update', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,
@@ -84,7 +84,7 @@ export async function constraintRoutes(app: HttpApp, { services }: RouteDeps): P
     app.delete(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'constraint', action: 'delete', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,

@@ -88,7 +88,7 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
         response: { 200: BooleanEvaluationResponseSchema, ...evaluationErrorResponses },
       },
       attachValidation: true,
-      config: { kind: 'evaluation' },
+      config: { kind: 'evaluation', access: { resource: 'evaluation', action: 'evaluate', namespace: 'request' } },
     },
     singleFlag(
       (snapshot, body) => evaluation.booleanResult(snapshot, body),
@@ -108,7 +108,7 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
         response: { 200: VariantEvaluationResponseSchema, ...evaluationErrorResponses },
       },
       attachValidation: true,
-      config: { kind: 'evaluation' },
+      config: { kind: 'evaluation', access: { resource: 'evaluation', action: 'evaluate', namespace: 'request' } },
     },
     singleFlag(
       (snapshot, body) => evaluation.variantResult(snapshot, body),
@@ -127,7 +127,7 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
         response: { 200: BatchEvaluationResponseSchema, ...evaluationErrorResponses },
       },
       attachValidation: true,
-      config: { kind: 'evaluation' },
+      config: { kind: 'evaluation', access: { resource: 'evaluation', action: 'evaluate', namespace: 'items' } },
     },
     (request, reply) => {
       const started = requestArrivedAt(request);

@@ -36,7 +36,7 @@ export async function flagRoutes(app: HttpApp, { services }: RouteDeps): Promise
     app.get(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'flag', action: 'read', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,
@@ -54,7 +54,7 @@ export async function flagRoutes(app: HttpApp, { services }: RouteDeps): Promise
     app.post(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'flag', action: 'create', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,
@@ -83,7 +83,7 @@ export async function flagRoutes(app: HttpApp, { services }: RouteDeps): Promise
     app.get(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'flag', action: 'read', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,
@@ -101,7 +101,7 @@ export async function flagRoutes(app: HttpApp, { services }: RouteDeps): Promise
     app.put(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'flag', action: 'update', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,
@@ -127,7 +127,7 @@ export async function flagRoutes(app: HttpApp, { services }: RouteDeps): Promise
     app.delete(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'flag', action: 'delete', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,

@@ -15,7 +15,7 @@ export async function healthRoutes(app: HttpApp, { health }: RouteDeps): Promise
   app.get(
     '/health',
     {
-      config: { kind: 'probe' },
+      config: { kind: 'probe', access: { resource: 'service', action: 'read', namespace: 'none' } },
       exposeHeadRoute: true,
       schema: {
         tags: ['health'],

@@ -7,8 +7,9 @@
 // JSON parser stays as it is for every other route.
 
 import Type from 'typebox';
-import { tokenNamespace } from '../../../domain/authentication.js';
-import { InvalidArgumentError, PermissionDeniedError } from '../../../domain/errors.js';
+import type { Access } from '../../../auth/access.js';
+import { authorize, namespacesVisibleTo } from '../../../auth/authorize.js';
+import { InvalidArgumentError } from '../../../domain/errors.js';
 import { withLine } from '../../../services/documents/error-line.js';
 import type { DocumentFormat } from '../../../services/documents/parse.js';
 import { sniffFormat } from '../../../services/documents/parse.js';
@@ -21,6 +22,16 @@ const tags = ['import-export'];
 
 /** Bodies of an import may be large (a 10,000-flag document is about 10 MB of YAML): the import's own limit. */
 export const IMPORT_BODY_LIMIT = MAX_IMPORT_BYTES;
+
+/**
+ * An import addresses the namespace its query names (`namespace_key`, empty meaning `default`), which
+ * authorization checks before the body is read. What the document holds is known only once it is
+ * parsed: the handler then asks authorize again for the namespaces the documents touch (`items`), or
+ * for every namespace (`all`) when it drops them all.
+ */
+const IMPORT_ACCESS: Access = { resource: 'document', action: 'import', namespace: 'request' };
+const IMPORT_DOCUMENTS: Access = { ...IMPORT_ACCESS, namespace: 'items' };
+const IMPORT_DROPPING: Access = { ...IMPORT_ACCESS, namespace: 'all' };
 
 const YAML_TYPES = new Set(['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml']);
 
@@ -70,24 +81,24 @@ export async function importExportRoutes(app: HttpApp, { services }: RouteDeps):
   const { documents } = services;
 
   app.get(
-    '/api/v1/namespaces/:ns/export',
+    '/api/v1/namespaces/:namespaceKey/export',
     {
-      config: { kind: 'management' },
+      config: { kind: 'management', access: { resource: 'document', action: 'export', namespace: 'request' } },
       schema: {
         tags,
         description:
           'The namespace (or with all=true every namespace the token may see) as a Flipt 1.4 document, the text Flipt writes',
-        params: Type.Object({ ns: Type.String() }),
+        params: Type.Object({ namespaceKey: Type.String() }),
         querystring: ExportQuerystring,
         // No response schema: the answer is the document's text, sent as it is.
       },
     },
     async (request, reply) => {
-      const { ns } = request.params;
+      const ns = request.params.namespaceKey;
       const format: DocumentFormat = request.query.format ?? 'yaml';
       const all = flag(request.query.all);
-      const scope = request.authentication ? tokenNamespace(request.authentication) : undefined;
-      const keys = all ? (scope !== undefined ? [scope] : await documents.namespaceKeys()) : [ns];
+      const visible = all ? namespacesVisibleTo(request.authentication) : undefined;
+      const keys = all ? (visible ? [...visible] : await documents.namespaceKeys()) : [ns];
       // The text as Flipt's exporter writes it to stdout; `header=true` as it writes a file (`-o`).
       const text = await documents.export(keys, {
         format,
@@ -115,7 +126,7 @@ export async function importExportRoutes(app: HttpApp, { services }: RouteDeps):
     (scope as HttpApp).post(
       '/api/v1/import',
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: IMPORT_ACCESS },
         bodyLimit: IMPORT_BODY_LIMIT,
         schema: {
           tags,
@@ -133,11 +144,10 @@ export async function importExportRoutes(app: HttpApp, { services }: RouteDeps):
         ];
         const docs = await documents.parse(sources);
         if (docs.length === 0) throw new InvalidArgumentError('request body holds no document');
-        // A token restricted to one namespace may import into that namespace only, and never drop.
-        const scopeKey = request.authentication ? tokenNamespace(request.authentication) : undefined;
-        if (scopeKey !== undefined && (drop || docs.some((d) => d.content.namespace.key !== scopeKey))) {
-          throw new PermissionDeniedError();
-        }
+        // The documents' own namespaces, now that they are known (a scoped token: its own only, never drop).
+        authorize({ access: drop ? IMPORT_DROPPING : IMPORT_DOCUMENTS, group: 'management' }, request.authentication, {
+          requests: docs.map((d) => ({ namespaceKey: d.content.namespace.key })),
+        });
         try {
           return await documents.import(docs, {
             skipExisting: flag(q.skip_existing ?? q.skipExisting),

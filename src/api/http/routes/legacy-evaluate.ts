@@ -38,7 +38,10 @@ export async function legacyEvaluateRoutes(app: HttpApp, { services }: RouteDeps
           response: { 200: LegacyEvaluationResponseSchema, ...evaluationErrorResponses },
         },
         attachValidation: true,
-        config: { kind: 'legacy-evaluation' },
+        config: {
+          kind: 'legacy-evaluation',
+          access: { resource: 'evaluation', action: 'evaluate', namespace: 'request' },
+        },
       },
       (request, reply) => {
         const started = requestArrivedAt(request);
@@ -68,7 +71,10 @@ export async function legacyEvaluateRoutes(app: HttpApp, { services }: RouteDeps
           response: { 200: LegacyBatchEvaluationResponseSchema, ...evaluationErrorResponses },
         },
         attachValidation: true,
-        config: { kind: 'legacy-evaluation' },
+        config: {
+          kind: 'legacy-evaluation',
+          access: { resource: 'evaluation', action: 'evaluate', namespace: 'request' },
+        },
       },
       (request, reply) => {
         const started = requestArrivedAt(request);

@@ -4,6 +4,7 @@
 // `Content-Type: application/json` exactly, as Flipt answers. Authentication: the `meta` kind
 // (required whenever `authentication.required` is true).
 
+import type { Access } from '../../../auth/access.js';
 import { metaDocuments } from '../../meta-documents.js';
 import type { HttpApp } from '../http-app.js';
 import { errorResponses } from '../schemas/common.js';
@@ -12,6 +13,7 @@ import type { RouteDeps } from './deps.js';
 import { sendExactJson } from './route-helpers.js';
 
 const tags = ['meta'];
+const META_READ: Access = { resource: 'meta', action: 'read', namespace: 'none' };
 
 export async function metaRoutes(app: HttpApp, { config }: RouteDeps): Promise<void> {
   const documents = metaDocuments(config);
@@ -19,14 +21,20 @@ export async function metaRoutes(app: HttpApp, { config }: RouteDeps): Promise<v
 
   app.get(
     '/meta/info',
-    { config: { kind: 'meta' }, schema: { tags, response: { 200: MetaInfoSchema, ...errorResponses } } },
+    {
+      config: { kind: 'meta', access: META_READ },
+      schema: { tags, response: { 200: MetaInfoSchema, ...errorResponses } },
+    },
     (_request, reply) => {
       sendExactJson(reply, documents.info);
     },
   );
   app.get(
     '/meta/config',
-    { config: { kind: 'meta' }, schema: { tags, response: { 200: MetaConfigSchema, ...errorResponses } } },
+    {
+      config: { kind: 'meta', access: META_READ },
+      schema: { tags, response: { 200: MetaConfigSchema, ...errorResponses } },
+    },
     (_request, reply) => {
       sendExactJson(reply, documents.config);
     },

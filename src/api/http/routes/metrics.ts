@@ -25,7 +25,11 @@ export async function metricsRoutes(app: HttpApp, { config }: RouteDeps): Promis
   const expected = config.metrics.token === '' ? undefined : digest(config.metrics.token);
   app.get(
     '/metrics',
-    { config: { kind: 'probe' }, exposeHeadRoute: true, schema: { hide: true } },
+    {
+      config: { kind: 'probe', access: { resource: 'service', action: 'read', namespace: 'none' } },
+      exposeHeadRoute: true,
+      schema: { hide: true },
+    },
     async (request, reply) => {
       if (expected !== undefined && !carriesToken(request.headers.authorization, expected)) {
         throw new UnauthenticatedError();

@@ -21,7 +21,7 @@ export async function namespaceRoutes(app: HttpApp, { services }: RouteDeps): Pr
   app.get(
     '/api/v1/namespaces',
     {
-      config: { kind: 'management' },
+      config: { kind: 'management', access: { resource: 'namespace', action: 'read', namespace: 'none' } },
       schema: { tags, querystring: ListQuerystring, response: { 200: NamespaceListSchema, ...errorResponses } },
     },
     async (request) => namespaceListToWire(await namespaces.list(toListQuery(request.query))),
@@ -30,7 +30,7 @@ export async function namespaceRoutes(app: HttpApp, { services }: RouteDeps): Pr
   app.post(
     '/api/v1/namespaces',
     {
-      config: { kind: 'management' },
+      config: { kind: 'management', access: { resource: 'namespace', action: 'create', namespace: 'key' } },
       schema: { tags, body: NamespaceBody, response: { 200: NamespaceSchema, ...errorResponses } },
     },
     async (request) => namespaceToWire(await namespaces.create(request.body)),
@@ -39,7 +39,7 @@ export async function namespaceRoutes(app: HttpApp, { services }: RouteDeps): Pr
   app.get(
     '/api/v1/namespaces/:key',
     {
-      config: { kind: 'management' },
+      config: { kind: 'management', access: { resource: 'namespace', action: 'read', namespace: 'key' } },
       schema: {
         tags,
         params: KeyParams,
@@ -53,7 +53,7 @@ export async function namespaceRoutes(app: HttpApp, { services }: RouteDeps): Pr
   app.put(
     '/api/v1/namespaces/:key',
     {
-      config: { kind: 'management' },
+      config: { kind: 'management', access: { resource: 'namespace', action: 'update', namespace: 'key' } },
       schema: { tags, params: KeyParams, body: NamespaceBody, response: { 200: NamespaceSchema, ...errorResponses } },
     },
     async (request) => namespaceToWire(await namespaces.update(request.params.key, request.body)),
@@ -62,7 +62,7 @@ export async function namespaceRoutes(app: HttpApp, { services }: RouteDeps): Pr
   app.delete(
     '/api/v1/namespaces/:key',
     {
-      config: { kind: 'management' },
+      config: { kind: 'management', access: { resource: 'namespace', action: 'delete', namespace: 'key' } },
       schema: {
         tags,
         params: KeyParams,

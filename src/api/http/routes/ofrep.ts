@@ -11,6 +11,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
+import type { Access } from '../../../auth/access.js';
 import { namespaceKeyOrDefault } from '../../../domain/namespace-key.js';
 import type { EvaluationContext, NamespaceSnapshot } from '../../../evaluation/index.js';
 import { ofrepConfiguration } from '../../ofrep-shapes.js';
@@ -38,8 +39,19 @@ function header(request: FastifyRequest, name: string): string | undefined {
 }
 
 /** X-Service-Namespace (interface.md) first, then Flipt's X-Flipt-Namespace, else `default`. */
+/** Where OFREP names the namespace: its own header first, then Flipt's. */
+const NAMESPACE_HEADERS = ['x-service-namespace', 'x-flipt-namespace'] as const;
+
+/** An evaluation of the namespace the headers name, which authorization reads from them too. */
+const OFREP_EVALUATION: Access = {
+  resource: 'evaluation',
+  action: 'evaluate',
+  namespace: 'request',
+  namespaceHeaders: NAMESPACE_HEADERS,
+};
+
 function namespaceOf(request: FastifyRequest): string {
-  return namespaceKeyOrDefault(header(request, 'x-service-namespace') ?? header(request, 'x-flipt-namespace'));
+  return namespaceKeyOrDefault(header(request, NAMESPACE_HEADERS[0]) ?? header(request, NAMESPACE_HEADERS[1]));
 }
 
 const NO_CONTEXT: EvaluationContext = Object.freeze({});
@@ -87,7 +99,7 @@ export async function ofrepRoutes(app: HttpApp, { services, config, eventStreams
         '/v1/configuration',
         {
           schema: { tags, summary: 'OFREP provider configuration', response: { 200: OfrepConfigurationSchema } },
-          config: { kind: 'ofrep-configuration' },
+          config: { kind: 'ofrep-configuration', access: { resource: 'snapshot', action: 'read', namespace: 'none' } },
         },
         () => configuration,
       );
@@ -95,18 +107,18 @@ export async function ofrepRoutes(app: HttpApp, { services, config, eventStreams
       if (eventStreams !== undefined) {
         const hub = eventStreams.hub;
         scope.get(
-          '/v1/namespaces/:ns/events',
+          '/v1/namespaces/:namespaceKey/events',
           {
             schema: {
               tags,
               summary: "The namespace's change stream (OFREP event stream, server-sent events)",
-              params: Type.Object({ ns: Type.String() }),
+              params: Type.Object({ namespaceKey: Type.String() }),
               querystring: Type.Object({ ticket: Type.Optional(Type.String()) }),
               response: { 200: Type.String({ description: 'text/event-stream' }), ...ofrepErrorResponses },
             },
-            config: { kind: 'ofrep-events' },
+            config: { kind: 'ofrep-events', access: { resource: 'stream', action: 'watch', namespace: 'request' } },
           },
-          (request, reply) => hub.open(request, reply, request.params.ns),
+          (request, reply) => hub.open(request, reply, request.params.namespaceKey),
         );
       }
 
@@ -121,7 +133,7 @@ export async function ofrepRoutes(app: HttpApp, { services, config, eventStreams
             response: { 200: EvaluatedFlagSchema, ...ofrepErrorResponses },
           },
           attachValidation: true,
-          config: { kind: 'ofrep' },
+          config: { kind: 'ofrep', access: OFREP_EVALUATION },
         },
         (request, reply) => {
           if (request.validationError && request.body !== undefined) {
@@ -153,7 +165,7 @@ export async function ofrepRoutes(app: HttpApp, { services, config, eventStreams
             response: { 200: BulkEvaluationSchema, 304: Type.Null(), ...ofrepErrorResponses },
           },
           attachValidation: true,
-          config: { kind: 'ofrep' },
+          config: { kind: 'ofrep', access: OFREP_EVALUATION },
         },
         (request, reply) => {
           if (request.validationError && request.body !== undefined) {

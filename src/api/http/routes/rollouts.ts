@@ -26,7 +26,7 @@ export async function rolloutRoutes(app: HttpApp, { services }: RouteDeps): Prom
   app.get(
     base,
     {
-      config: { kind: 'management' },
+      config: { kind: 'management', access: { resource: 'rollout', action: 'read', namespace: 'request' } },
       schema: {
         tags,
         params: FlagParams,
@@ -46,7 +46,7 @@ export async function rolloutRoutes(app: HttpApp, { services }: RouteDeps): Prom
   app.post(
     base,
     {
-      config: { kind: 'management' },
+      config: { kind: 'management', access: { resource: 'rollout', action: 'create', namespace: 'request' } },
       schema: { tags, params: FlagParams, body: RolloutBody, response: { 200: RolloutSchema, ...errorResponses } },
     },
     async (request) => {
@@ -58,7 +58,7 @@ export async function rolloutRoutes(app: HttpApp, { services }: RouteDeps): Prom
   app.put(
     `${base}/order`,
     {
-      config: { kind: 'management' },
+      config: { kind: 'management', access: { resource: 'rollout', action: 'update', namespace: 'request' } },
       schema: { tags, params: FlagParams, body: OrderRolloutsBody, response: { 200: EmptySchema, ...errorResponses } },
     },
     async (request) => {
@@ -71,7 +71,7 @@ export async function rolloutRoutes(app: HttpApp, { services }: RouteDeps): Prom
   app.get(
     `${base}/:id`,
     {
-      config: { kind: 'management' },
+      config: { kind: 'management', access: { resource: 'rollout', action: 'read', namespace: 'request' } },
       schema: {
         tags,
         params: RolloutParams,
@@ -88,7 +88,7 @@ export async function rolloutRoutes(app: HttpApp, { services }: RouteDeps): Prom
   app.put(
     `${base}/:id`,
     {
-      config: { kind: 'management' },
+      config: { kind: 'management', access: { resource: 'rollout', action: 'update', namespace: 'request' } },
       schema: { tags, params: RolloutParams, body: RolloutBody, response: { 200: RolloutSchema, ...errorResponses } },
     },
     async (request) => {
@@ -100,7 +100,7 @@ export async function rolloutRoutes(app: HttpApp, { services }: RouteDeps): Prom
   app.delete(
     `${base}/:id`,
     {
-      config: { kind: 'management' },
+      config: { kind: 'management', access: { resource: 'rollout', action: 'delete', namespace: 'request' } },
       schema: { tags, params: RolloutParams, response: { 200: EmptySchema, ...errorResponses } },
     },
     async (request) => {

@@ -64,7 +64,7 @@ export async function ruleRoutes(app: HttpApp, { services }: RouteDeps): Promise
     app.get(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'rule', action: 'read', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,
@@ -82,7 +82,7 @@ export async function ruleRoutes(app: HttpApp, { services }: RouteDeps): Promise
     app.post(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'rule', action: 'create', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,
@@ -110,7 +110,7 @@ export async function ruleRoutes(app: HttpApp, { services }: RouteDeps): Promise
     app.put(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'rule', action: 'update', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,
@@ -131,7 +131,7 @@ export async function ruleRoutes(app: HttpApp, { services }: RouteDeps): Promise
     app.get(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'rule', action: 'read', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,
@@ -149,7 +149,7 @@ export async function ruleRoutes(app: HttpApp, { services }: RouteDeps): Promise
     app.put(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'rule', action: 'update', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,
@@ -174,7 +174,7 @@ export async function ruleRoutes(app: HttpApp, { services }: RouteDeps): Promise
     app.delete(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'rule', action: 'delete', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,
@@ -197,7 +197,7 @@ export async function ruleRoutes(app: HttpApp, { services }: RouteDeps): Promise
     app.post(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'distribution', action: 'create', namespace: 'request' } },
         schema: {
           tags: distributionTags,
           hide: legacy,
@@ -222,7 +222,7 @@ export async function ruleRoutes(app: HttpApp, { services }: RouteDeps): Promise
     app.put(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'distribution', action: 'update', namespace: 'request' } },
         schema: {
           tags: distributionTags,
           hide: legacy,
@@ -245,7 +245,7 @@ export async function ruleRoutes(app: HttpApp, { services }: RouteDeps): Promise
     app.delete(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'distribution', action: 'delete', namespace: 'request' } },
         schema: {
           tags: distributionTags,
           hide: legacy,

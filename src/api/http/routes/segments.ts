@@ -70,7 +70,7 @@ export async function segmentRoutes(app: HttpApp, { services }: RouteDeps): Prom
     app.get(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'segment', action: 'read', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,
@@ -88,7 +88,7 @@ export async function segmentRoutes(app: HttpApp, { services }: RouteDeps): Prom
     app.post(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'segment', action: 'create', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,
@@ -108,7 +108,7 @@ export async function segmentRoutes(app: HttpApp, { services }: RouteDeps): Prom
     app.get(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'segment', action: 'read', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,
@@ -126,7 +126,7 @@ export async function segmentRoutes(app: HttpApp, { services }: RouteDeps): Prom
     app.put(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'segment', action: 'update', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,
@@ -145,7 +145,7 @@ export async function segmentRoutes(app: HttpApp, { services }: RouteDeps): Prom
     app.delete(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'segment', action: 'delete', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,

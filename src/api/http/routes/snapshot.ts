@@ -44,7 +44,7 @@ export async function snapshotRoutes(app: HttpApp, { services, eventStreams }: R
     app.get(
       '/internal/v1/evaluation/snapshot/namespace/:key/events',
       {
-        config: { kind: 'change-stream' },
+        config: { kind: 'change-stream', access: { resource: 'stream', action: 'watch', namespace: 'key' } },
         schema: {
           tags,
           summary: "The namespace's change stream (server-sent events; a Vexil extension)",
@@ -63,7 +63,7 @@ export async function snapshotRoutes(app: HttpApp, { services, eventStreams }: R
   app.get(
     '/internal/v1/evaluation/snapshot/namespace/:key',
     {
-      config: { kind: 'client-snapshot' },
+      config: { kind: 'client-snapshot', access: { resource: 'snapshot', action: 'read', namespace: 'key' } },
       schema: {
         tags,
         summary: 'Client-side evaluation snapshot of a namespace (Flipt client SDKs)',

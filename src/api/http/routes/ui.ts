@@ -8,11 +8,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply } from 'fastify';
+import type { Access } from '../../../auth/access.js';
 import type { HttpApp } from '../http-app.js';
 import { UI_ASSETS_PREFIX } from '../route-kinds.js';
 import type { RouteDeps } from './deps.js';
 
 /** ui/dist, from src/api/http/routes (tsx) or dist/api/http/routes (built): both sit four levels down. */
+const SERVICE_READ: Access = { resource: 'service', action: 'read', namespace: 'none' };
+
 export const UI_DIST = fileURLToPath(new URL('../../../../ui/dist/', import.meta.url));
 
 /** Paths that belong to the API: an unknown one there is Flipt's JSON 404, never the dashboard. */
@@ -86,7 +89,7 @@ export async function uiRoutes(app: HttpApp, { config }: RouteDeps, options: UiO
   };
 
   // HEAD as well, as for the assets and client-side routes (the app does not add it by itself).
-  const page = { exposeHeadRoute: true, schema: { hide: true }, config: { kind: 'ui' as const } };
+  const page = { exposeHeadRoute: true, schema: { hide: true }, config: { kind: 'ui' as const, access: SERVICE_READ } };
   app.get('/', page, (_request, reply) => sendIndex(reply));
   app.get('/index.html', page, (_request, reply) => sendIndex(reply));
 

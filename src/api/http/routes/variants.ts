@@ -24,7 +24,7 @@ export async function variantRoutes(app: HttpApp, { services }: RouteDeps): Prom
     app.post(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'variant', action: 'create', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,
@@ -50,7 +50,7 @@ export async function variantRoutes(app: HttpApp, { services }: RouteDeps): Prom
     app.put(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'variant', action: 'update', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,
@@ -75,7 +75,7 @@ export async function variantRoutes(app: HttpApp, { services }: RouteDeps): Prom
     app.delete(
       url,
       {
-        config: { kind: 'management' },
+        config: { kind: 'management', access: { resource: 'variant', action: 'delete', namespace: 'request' } },
         schema: {
           tags,
           hide: legacy,

@@ -1,0 +1,106 @@
+// The one authorization decision of both transports: from an entry point's declaration (its Access,
+// auth/access.ts, and the group its kind puts it in, auth/access-groups.ts), the call's input and the
+// caller's authentication alone. Nothing here reads a URL, a method or a service name, so a new entry
+// point is authorized by what it declares, and roles per namespace can later be decided here too.
+//
+// Today's rules: an unscoped authentication may make every call it reached (authentication already
+// decided that); a token scoped to one namespace (`io.flipt.auth.token.namespace`) may make a call only
+// in a group that takes scoped tokens (management, evaluation) and only when every namespace the call
+// addresses is its own. A read across namespaces (`filtered`) is allowed and its answer limited
+// (namespacesVisibleTo); reading one's own authentication (`self`) is always allowed.
+
+import { type Authentication, tokenNamespace } from '../domain/authentication.js';
+import { PermissionDeniedError } from '../domain/errors.js';
+import { namespaceKeyOrDefault } from '../domain/namespace-key.js';
+import type { Access, NamespaceRule } from './access.js';
+import type { AuthGroup } from './access-groups.js';
+
+/** A call's input as one camelCase object (auth/access.ts says how each transport forms it). */
+export type AccessInput = Readonly<Record<string, unknown>>;
+
+/** What authorize reads of an entry point: its declaration and its kind's group. */
+export interface DeclaredAccess {
+  /** Undefined for an entry point that declared nothing: only unscoped callers pass (fail closed). */
+  access: Access | undefined;
+  group: AuthGroup | 'unclassified';
+}
+
+export const NO_INPUT: AccessInput = Object.freeze({});
+
+function asObject(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+/**
+ * The namespaces a call addresses under its rule, an empty key meaning `default`
+ * (domain/namespace-key.ts); undefined when the rule names none (`none`), every one (`all`), or leaves
+ * the answer to filtering (`filtered`).
+ */
+export function addressedNamespaces(rule: NamespaceRule, input: AccessInput): readonly string[] | undefined {
+  switch (rule) {
+    case 'request':
+      return [namespaceKeyOrDefault(input.namespaceKey)];
+    case 'key':
+      return [namespaceKeyOrDefault(input.key)];
+    case 'items': {
+      const keys = new Set<string>();
+      const items = input.requests;
+      if (Array.isArray(items)) for (const item of items) keys.add(namespaceKeyOrDefault(asObject(item)?.namespaceKey));
+      // A top-level namespace counts when named; an empty batch addresses `default`.
+      if (typeof input.namespaceKey === 'string' && input.namespaceKey !== '') keys.add(input.namespaceKey);
+      return keys.size > 0 ? [...keys] : [namespaceKeyOrDefault(undefined)];
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Whether the rule's namespaces come from the input (so a transport must form it before authorizing). */
+export function readsInput(access: Access | undefined): boolean {
+  const rule = access?.namespace;
+  return rule === 'request' || rule === 'key' || rule === 'items';
+}
+
+/** Groups whose entry points take namespace-scoped tokens; the others refuse them. */
+function takesScopedTokens(group: DeclaredAccess['group']): boolean {
+  return group === 'management' || group === 'evaluation';
+}
+
+/**
+ * Allows the call (true) or throws PermissionDeniedError. `authentication` null: none was required (or
+ * the group is excluded), so there is no one to refuse. `input` may be a function: it is then formed
+ * only when the decision needs it (a scoped token on a rule that reads it), so unscoped callers pay
+ * nothing. Without `input` (HTTP before the body is read) it decides what it can and answers false when
+ * the decision waits for the input: call it again with the input then.
+ */
+export function authorize(
+  declared: DeclaredAccess,
+  authentication: Authentication | null,
+  input?: AccessInput | (() => AccessInput),
+): boolean {
+  if (authentication === null) return true;
+  const scope = tokenNamespace(authentication);
+  if (scope === undefined) return true;
+  const access = declared.access;
+  if (access === undefined) throw new PermissionDeniedError();
+  if (access.self === true) return true;
+  if (!takesScopedTokens(declared.group)) throw new PermissionDeniedError();
+  if (access.namespace === 'filtered') return true;
+  if (input === undefined && readsInput(access)) return false;
+  const addressed = addressedNamespaces(access.namespace, typeof input === 'function' ? input() : (input ?? NO_INPUT));
+  if (addressed === undefined || !addressed.every((namespace) => namespace === scope)) {
+    throw new PermissionDeniedError();
+  }
+  return true;
+}
+
+/**
+ * The namespaces a `filtered` read may show the caller: undefined for every one (no authentication, or
+ * an unscoped one), else the token's own.
+ */
+export function namespacesVisibleTo(authentication: Authentication | null): readonly string[] | undefined {
+  const scope = authentication === null ? undefined : tokenNamespace(authentication);
+  return scope === undefined ? undefined : [scope];
+}
