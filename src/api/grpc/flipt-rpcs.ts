@@ -15,8 +15,6 @@ import {
   distributionToWire,
   flagListToWire,
   flagToWire,
-  namespaceListToWire,
-  namespaceToWire,
   rolloutListToWire,
   rolloutToWire,
   ruleListToWire,
@@ -101,43 +99,10 @@ function management(method: string, write: boolean, handle: (request: Req) => Pr
 }
 
 export function fliptRpcs(services: Services): Rpc<never>[] {
-  const { namespaces, flags, variants, segments, constraints, rules, distributions, rollouts } = services;
+  const { flags, variants, segments, constraints, rules, distributions, rollouts } = services;
   const { evaluation, legacyEvaluation } = services;
-  const byKey = (request: Req) => [namespaceKeyOrDefault(request.key)];
 
   const rpcs: Rpc<Req>[] = [
-    // Namespaces: addressed by their own key (an empty one reads `default`, as Flipt's GetNamespace does;
-    // its update and delete take the key as given); a listing addresses none (scoped tokens may not list).
-    {
-      ...management('GetNamespace', false, async (r) =>
-        namespaceToWire(await namespaces.get(namespaceKeyOrDefault(r.key))),
-      ),
-      namespaces: byKey,
-    },
-    {
-      ...management('ListNamespaces', false, async (r) => namespaceListToWire(await namespaces.list(listQuery(r)))),
-      namespaces: () => undefined,
-    },
-    {
-      ...management('CreateNamespace', true, async (r) =>
-        namespaceToWire(await namespaces.create({ key: r.key, name: r.name, description: r.description })),
-      ),
-      namespaces: (r) => (r.key ? [r.key] : undefined),
-    },
-    {
-      ...management('UpdateNamespace', true, async (r) =>
-        namespaceToWire(await namespaces.update(r.key, { name: r.name, description: r.description })),
-      ),
-      namespaces: byKey,
-    },
-    {
-      ...management('DeleteNamespace', true, async (r) => {
-        await namespaces.delete(r.key, r.force === true);
-        return EMPTY;
-      }),
-      namespaces: byKey,
-    },
-
     management('GetFlag', false, async (r) => flagToWire(await flags.get(ns(r), r.key))),
     management('ListFlags', false, async (r) => flagListToWire(await flags.list(ns(r), listQuery(r)))),
     management('CreateFlag', true, async (r) =>

@@ -5,6 +5,7 @@ import type { GrpcObject, Server, ServiceClientConstructor } from '@grpc/grpc-js
 import type { Config } from '../../config/schema.js';
 import type { Services } from '../../services/index.js';
 import type { LongLivedStreams } from '../long-lived-streams.js';
+import { managementRpcs } from '../operations/index.js';
 import {
   authRpcs,
   githubMethodRpcs,
@@ -39,7 +40,7 @@ export interface FliptServicesDeps extends RpcDeps {
 /** Every Flipt service with its RPC table, by full service name. */
 export function fliptServiceTables(services: Services, config: Config): Record<string, AnyRpc[]> {
   return {
-    'flipt.Flipt': fliptRpcs(services),
+    'flipt.Flipt': [...managementRpcs(services), ...fliptRpcs(services)],
     'flipt.evaluation.EvaluationService': evaluationRpcs(services),
     'flipt.evaluation.DataService': dataRpcs(services),
     'flipt.auth.PublicAuthenticationService': publicAuthRpcs(config),

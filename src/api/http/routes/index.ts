@@ -1,5 +1,6 @@
 // Every route module of the HTTP API, registered in one place.
 
+import { managementRoutes } from '../../operations/index.js';
 import type { HttpApp } from '../http-app.js';
 import { authRoutes } from './auth.js';
 import { kubernetesRoutes } from './auth-kubernetes.js';
@@ -14,7 +15,6 @@ import { importExportRoutes } from './import-export.js';
 import { legacyEvaluateRoutes } from './legacy-evaluate.js';
 import { metaRoutes } from './meta.js';
 import { metricsRoutes } from './metrics.js';
-import { namespaceRoutes } from './namespaces.js';
 import { ofrepRoutes } from './ofrep.js';
 import { rolloutRoutes } from './rollouts.js';
 import { ruleRoutes } from './rules.js';
@@ -25,7 +25,7 @@ import { variantRoutes } from './variants.js';
 
 export const routeModules: ((app: HttpApp, deps: RouteDeps) => Promise<void>)[] = [
   healthRoutes,
-  namespaceRoutes,
+  managementRoutes,
   flagRoutes,
   variantRoutes,
   ruleRoutes,

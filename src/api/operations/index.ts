@@ -1,0 +1,22 @@
+// The table of management operations, in the order their routes are registered (the OpenAPI document
+// lists them so), and the two registrars that read it: the HTTP routes and the flipt.Flipt RPC entries.
+
+import type { Services } from '../../services/index.js';
+import type { Rpc } from '../grpc/rpc.js';
+import type { HttpApp } from '../http/http-app.js';
+import { operationRpcs } from './grpc-rpcs.js';
+import { registerOperationRoutes } from './http-routes.js';
+import { namespaceOperations } from './namespaces.js';
+import type { AnyOperation, RequestMessage } from './operation.js';
+
+export const managementOperations: readonly AnyOperation[] = [...namespaceOperations];
+
+/** Every management route (a route module of api/http/routes/index.ts). */
+export async function managementRoutes(app: HttpApp, { services }: { services: Services }): Promise<void> {
+  registerOperationRoutes(app, services, managementOperations);
+}
+
+/** Every management method of flipt.Flipt. */
+export function managementRpcs(services: Services): Rpc<RequestMessage>[] {
+  return operationRpcs(services, managementOperations);
+}
