@@ -103,61 +103,6 @@ export function fliptRpcs(services: Services): Rpc<never>[] {
   const { evaluation, legacyEvaluation } = services;
 
   const rpcs: Rpc<Req>[] = [
-    management('GetFlag', false, async (r) => flagToWire(await flags.get(ns(r), r.key))),
-    management('ListFlags', false, async (r) => flagListToWire(await flags.list(ns(r), listQuery(r)))),
-    management('CreateFlag', true, async (r) =>
-      flagToWire(
-        await flags.create(ns(r), {
-          key: r.key,
-          name: r.name,
-          description: r.description,
-          enabled: r.enabled,
-          type: r.type,
-          metadata: metadataOf(r.metadata),
-        }),
-      ),
-    ),
-    management('UpdateFlag', true, async (r) =>
-      flagToWire(
-        await flags.update(ns(r), r.key, {
-          name: r.name,
-          description: r.description,
-          enabled: r.enabled,
-          defaultVariantId: r.defaultVariantId,
-          metadata: metadataOf(r.metadata),
-        }),
-      ),
-    ),
-    management('DeleteFlag', true, async (r) => {
-      await flags.delete(ns(r), r.key);
-      return EMPTY;
-    }),
-
-    management('CreateVariant', true, async (r) =>
-      variantToWire(
-        await variants.create(ns(r), r.flagKey, {
-          key: r.key,
-          name: r.name,
-          description: r.description,
-          attachment: r.attachment,
-        }),
-      ),
-    ),
-    management('UpdateVariant', true, async (r) =>
-      variantToWire(
-        await variants.update(ns(r), r.flagKey, r.id, {
-          key: r.key,
-          name: r.name,
-          description: r.description,
-          attachment: r.attachment,
-        }),
-      ),
-    ),
-    management('DeleteVariant', true, async (r) => {
-      await variants.delete(ns(r), r.flagKey, r.id);
-      return EMPTY;
-    }),
-
     management('GetRule', false, async (r) => ruleToWire(await rules.get(ns(r), r.flagKey, r.id))),
     management('ListRules', false, async (r) => ruleListToWire(await rules.list(ns(r), r.flagKey, listQuery(r)))),
     management('CreateRule', true, async (r) =>

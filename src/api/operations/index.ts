@@ -4,12 +4,18 @@
 import type { Services } from '../../services/index.js';
 import type { Rpc } from '../grpc/rpc.js';
 import type { HttpApp } from '../http/http-app.js';
+import { flagOperations } from './flags.js';
 import { operationRpcs } from './grpc-rpcs.js';
 import { registerOperationRoutes } from './http-routes.js';
 import { namespaceOperations } from './namespaces.js';
 import type { AnyOperation, RequestMessage } from './operation.js';
+import { variantOperations } from './variants.js';
 
-export const managementOperations: readonly AnyOperation[] = [...namespaceOperations];
+export const managementOperations: readonly AnyOperation[] = [
+  ...namespaceOperations,
+  ...flagOperations,
+  ...variantOperations,
+];
 
 /** Every management route (a route module of api/http/routes/index.ts). */
 export async function managementRoutes(app: HttpApp, { services }: { services: Services }): Promise<void> {

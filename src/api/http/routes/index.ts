@@ -9,7 +9,6 @@ import { changeRoutes } from './changes.js';
 import { constraintRoutes } from './constraints.js';
 import type { RouteDeps } from './deps.js';
 import { evaluationRoutes } from './evaluation.js';
-import { flagRoutes } from './flags.js';
 import { healthRoutes } from './health.js';
 import { importExportRoutes } from './import-export.js';
 import { legacyEvaluateRoutes } from './legacy-evaluate.js';
@@ -21,13 +20,10 @@ import { ruleRoutes } from './rules.js';
 import { segmentRoutes } from './segments.js';
 import { snapshotRoutes } from './snapshot.js';
 import { uiRoutes } from './ui.js';
-import { variantRoutes } from './variants.js';
 
 export const routeModules: ((app: HttpApp, deps: RouteDeps) => Promise<void>)[] = [
   healthRoutes,
   managementRoutes,
-  flagRoutes,
-  variantRoutes,
   ruleRoutes,
   segmentRoutes,
   constraintRoutes,
