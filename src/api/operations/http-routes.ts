@@ -24,7 +24,8 @@ function registerRoute(app: HttpApp, services: Services, op: AnyOperation, route
       response: { 200: response, ...errorResponses },
     },
     handler: async (request) => {
-      const input = op.fromHttp({ params: request.params, query: request.query, body: request.body });
+      // A body of JSON `null` reads as none, as an absent one (the converters' `body = {}`).
+      const input = op.fromHttp({ params: request.params, query: request.query, body: request.body ?? undefined });
       return op.toJson(await op.handle(services, input));
     },
   });

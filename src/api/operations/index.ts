@@ -4,17 +4,27 @@
 import type { Services } from '../../services/index.js';
 import type { Rpc } from '../grpc/rpc.js';
 import type { HttpApp } from '../http/http-app.js';
+import { constraintOperations } from './constraints.js';
+import { distributionOperations } from './distributions.js';
 import { flagOperations } from './flags.js';
 import { operationRpcs } from './grpc-rpcs.js';
 import { registerOperationRoutes } from './http-routes.js';
 import { namespaceOperations } from './namespaces.js';
 import type { AnyOperation, RequestMessage } from './operation.js';
+import { rolloutOperations } from './rollouts.js';
+import { ruleOperations } from './rules.js';
+import { segmentOperations } from './segments.js';
 import { variantOperations } from './variants.js';
 
 export const managementOperations: readonly AnyOperation[] = [
   ...namespaceOperations,
   ...flagOperations,
   ...variantOperations,
+  ...ruleOperations,
+  ...distributionOperations,
+  ...segmentOperations,
+  ...constraintOperations,
+  ...rolloutOperations,
 ];
 
 /** Every management route (a route module of api/http/routes/index.ts). */

@@ -76,3 +76,16 @@ export function textOrAbsent(value: string | null | undefined): string | undefin
 export function structOrAbsent(value: StructMessage | null | undefined): Record<string, unknown> | undefined {
   return value ? structToJson(value) : undefined;
 }
+
+// --- Both -----------------------------------------------------------------------------------------
+
+/**
+ * An enum field, given by name or number, as its name; `fallback` when absent (a body may omit it or
+ * send null). A number without a name is passed on as it is, for the service to refuse: HTTP's schemas
+ * only let known numbers through, but gRPC's decoder gives an unknown value as its number.
+ */
+export function enumField<N extends string>(names: readonly N[], value: unknown, fallback: N): N {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value === 'number') return names[value] ?? (value as unknown as N);
+  return value as N;
+}

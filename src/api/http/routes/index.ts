@@ -6,7 +6,6 @@ import { authRoutes } from './auth.js';
 import { kubernetesRoutes } from './auth-kubernetes.js';
 import { signInRoutes } from './auth-sign-in.js';
 import { changeRoutes } from './changes.js';
-import { constraintRoutes } from './constraints.js';
 import type { RouteDeps } from './deps.js';
 import { evaluationRoutes } from './evaluation.js';
 import { healthRoutes } from './health.js';
@@ -15,19 +14,12 @@ import { legacyEvaluateRoutes } from './legacy-evaluate.js';
 import { metaRoutes } from './meta.js';
 import { metricsRoutes } from './metrics.js';
 import { ofrepRoutes } from './ofrep.js';
-import { rolloutRoutes } from './rollouts.js';
-import { ruleRoutes } from './rules.js';
-import { segmentRoutes } from './segments.js';
 import { snapshotRoutes } from './snapshot.js';
 import { uiRoutes } from './ui.js';
 
 export const routeModules: ((app: HttpApp, deps: RouteDeps) => Promise<void>)[] = [
   healthRoutes,
   managementRoutes,
-  ruleRoutes,
-  segmentRoutes,
-  constraintRoutes,
-  rolloutRoutes,
   importExportRoutes,
   changeRoutes,
   authRoutes,
