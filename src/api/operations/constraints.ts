@@ -7,7 +7,7 @@ import type { Services } from '../../services/index.js';
 import { EmptySchema } from '../http/schemas/common.js';
 import { ConstraintBody, ConstraintSchema } from '../http/schemas/segments.js';
 import { constraintToWire } from '../resource-shapes.js';
-import { messageNamespace, NamespaceOnlyQuery, namespaceOf, queryNamespace } from './inputs.js';
+import { addressedByBody, addressedByMessage, addressedByQuery, NamespaceOnlyQuery } from './inputs.js';
 import { type AnyOperation, nothing, operation, withLegacy } from './operation.js';
 import { constraintMessage } from './resource-messages.js';
 import { constraintInput } from './segments.js';
@@ -48,13 +48,11 @@ export const constraintOperations: AnyOperation[] = [
     access: { resource: 'constraint', action: 'create', namespace: 'request' },
     write: true,
     fromHttp: ({ params, body = {} }) => ({
-      namespaceKey: namespaceOf(params, body),
-      segmentKey: params.segmentKey,
+      ...addressedByBody(params, body),
       constraint: constraintInput(body),
     }),
     fromMessage: (m) => ({
-      namespaceKey: messageNamespace(m),
-      segmentKey: m.segmentKey,
+      ...addressedByMessage(m, 'segmentKey'),
       constraint: constraintInput(m),
     }),
     handle: createConstraint,
@@ -68,15 +66,11 @@ export const constraintOperations: AnyOperation[] = [
     access: { resource: 'constraint', action: 'update', namespace: 'request' },
     write: true,
     fromHttp: ({ params, body = {} }) => ({
-      namespaceKey: namespaceOf(params, body),
-      segmentKey: params.segmentKey,
-      id: params.id,
+      ...addressedByBody(params, body),
       constraint: constraintInput(body),
     }),
     fromMessage: (m) => ({
-      namespaceKey: messageNamespace(m),
-      segmentKey: m.segmentKey,
-      id: m.id,
+      ...addressedByMessage(m, 'segmentKey', 'id'),
       constraint: constraintInput(m),
     }),
     handle: updateConstraint,
@@ -89,12 +83,8 @@ export const constraintOperations: AnyOperation[] = [
     schema: { tags, params: ConstraintParams, querystring: NamespaceOnlyQuery, response: EmptySchema },
     access: { resource: 'constraint', action: 'delete', namespace: 'request' },
     write: true,
-    fromHttp: ({ params, query }) => ({
-      namespaceKey: namespaceOf(params, queryNamespace(query)),
-      segmentKey: params.segmentKey,
-      id: params.id,
-    }),
-    fromMessage: (m) => ({ namespaceKey: messageNamespace(m), segmentKey: m.segmentKey, id: m.id }),
+    fromHttp: addressedByQuery,
+    fromMessage: (m) => addressedByMessage(m, 'segmentKey', 'id'),
     handle: deleteConstraint,
     toJson: nothing,
     toMessage: nothing,

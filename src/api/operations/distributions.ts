@@ -7,7 +7,7 @@ import type { DistributionInput } from '../../services/rules.js';
 import { EmptySchema, toNumber } from '../http/schemas/common.js';
 import { DistributionBody, DistributionDeleteQuery, DistributionSchema } from '../http/schemas/rules.js';
 import { distributionToWire } from '../resource-shapes.js';
-import { messageNamespace, namespaceOf, queryNamespace } from './inputs.js';
+import { addressedByBody, addressedByMessage, addressedByQuery } from './inputs.js';
 import { type AnyOperation, nothing, operation, withLegacy } from './operation.js';
 import { distributionMessage } from './resource-messages.js';
 import type { FlagScope } from './rules.js';
@@ -54,15 +54,11 @@ export const distributionOperations: AnyOperation[] = [
     access: { resource: 'distribution', action: 'create', namespace: 'request' },
     write: true,
     fromHttp: ({ params, body = {} }) => ({
-      namespaceKey: namespaceOf(params, body),
-      flagKey: params.flagKey,
-      ruleId: params.ruleId,
+      ...addressedByBody(params, body),
       distribution: distributionFromBody(body),
     }),
     fromMessage: (m) => ({
-      namespaceKey: messageNamespace(m),
-      flagKey: m.flagKey,
-      ruleId: m.ruleId,
+      ...addressedByMessage(m, 'flagKey', 'ruleId'),
       distribution: { variantId: m.variantId, rollout: m.rollout },
     }),
     handle: createDistribution,
@@ -76,17 +72,11 @@ export const distributionOperations: AnyOperation[] = [
     access: { resource: 'distribution', action: 'update', namespace: 'request' },
     write: true,
     fromHttp: ({ params, body = {} }) => ({
-      namespaceKey: namespaceOf(params, body),
-      flagKey: params.flagKey,
-      ruleId: params.ruleId,
-      id: params.id,
+      ...addressedByBody(params, body),
       distribution: distributionFromBody(body),
     }),
     fromMessage: (m) => ({
-      namespaceKey: messageNamespace(m),
-      flagKey: m.flagKey,
-      ruleId: m.ruleId,
-      id: m.id,
+      ...addressedByMessage(m, 'flagKey', 'ruleId', 'id'),
       distribution: { variantId: m.variantId, rollout: m.rollout },
     }),
     handle: updateDistribution,
@@ -100,19 +90,10 @@ export const distributionOperations: AnyOperation[] = [
     access: { resource: 'distribution', action: 'delete', namespace: 'request' },
     write: true,
     fromHttp: ({ params, query }) => ({
-      namespaceKey: namespaceOf(params, queryNamespace(query)),
-      flagKey: params.flagKey,
-      ruleId: params.ruleId,
-      id: params.id,
+      ...addressedByQuery({ params, query }),
       variantId: query.variantId ?? query.variant_id,
     }),
-    fromMessage: (m) => ({
-      namespaceKey: messageNamespace(m),
-      flagKey: m.flagKey,
-      ruleId: m.ruleId,
-      id: m.id,
-      variantId: m.variantId,
-    }),
+    fromMessage: (m) => addressedByMessage(m, 'flagKey', 'ruleId', 'id', 'variantId'),
     handle: deleteDistribution,
     toJson: nothing,
     toMessage: nothing,

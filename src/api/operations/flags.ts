@@ -11,12 +11,13 @@ import { EmptySchema, enumName, toListQuery } from '../http/schemas/common.js';
 import { FlagCreateBody, FlagListSchema, FlagSchema, FlagUpdateBody } from '../http/schemas/flags.js';
 import { flagListToWire, flagToWire } from '../resource-shapes.js';
 import {
+  addressedByBody,
+  addressedByMessage,
+  addressedByQuery,
   ListWithNamespaceQuery,
   messageListQuery,
   messageNamespace,
   NamespaceOnlyQuery,
-  namespaceOf,
-  queryNamespace,
   ReferenceWithNamespaceQuery,
   structOrAbsent,
 } from './inputs.js';
@@ -57,7 +58,7 @@ export const flagOperations: AnyOperation[] = [
     access: { resource: 'flag', action: 'read', namespace: 'request' },
     write: false,
     fromHttp: ({ params, query }) => ({
-      namespaceKey: namespaceOf(params, queryNamespace(query)),
+      ...addressedByQuery({ params, query }),
       list: toListQuery(query),
     }),
     fromMessage: (m) => ({ namespaceKey: messageNamespace(m), list: messageListQuery(m) }),
@@ -72,7 +73,7 @@ export const flagOperations: AnyOperation[] = [
     access: { resource: 'flag', action: 'create', namespace: 'request' },
     write: true,
     fromHttp: ({ params, body = {} }) => ({
-      namespaceKey: namespaceOf(params, body),
+      ...addressedByBody(params, body),
       flag: {
         key: body.key ?? undefined,
         name: body.name ?? undefined,
@@ -103,8 +104,8 @@ export const flagOperations: AnyOperation[] = [
     schema: { tags, params: FlagParams, querystring: ReferenceWithNamespaceQuery, response: FlagSchema },
     access: { resource: 'flag', action: 'read', namespace: 'request' },
     write: false,
-    fromHttp: ({ params, query }) => ({ namespaceKey: namespaceOf(params, queryNamespace(query)), key: params.key }),
-    fromMessage: (m) => ({ namespaceKey: messageNamespace(m), key: m.key }),
+    fromHttp: addressedByQuery,
+    fromMessage: (m) => addressedByMessage(m, 'key'),
     handle: getFlag,
     toJson: flagToWire,
     toMessage: flagMessage,
@@ -116,8 +117,7 @@ export const flagOperations: AnyOperation[] = [
     access: { resource: 'flag', action: 'update', namespace: 'request' },
     write: true,
     fromHttp: ({ params, body = {} }) => ({
-      namespaceKey: namespaceOf(params, body),
-      key: params.key,
+      ...addressedByBody(params, body),
       flag: {
         name: body.name ?? undefined,
         description: body.description,
@@ -127,8 +127,7 @@ export const flagOperations: AnyOperation[] = [
       },
     }),
     fromMessage: (m) => ({
-      namespaceKey: messageNamespace(m),
-      key: m.key,
+      ...addressedByMessage(m, 'key'),
       flag: {
         name: m.name,
         description: m.description,
@@ -147,8 +146,8 @@ export const flagOperations: AnyOperation[] = [
     schema: { tags, params: FlagParams, querystring: NamespaceOnlyQuery, response: EmptySchema },
     access: { resource: 'flag', action: 'delete', namespace: 'request' },
     write: true,
-    fromHttp: ({ params, query }) => ({ namespaceKey: namespaceOf(params, queryNamespace(query)), key: params.key }),
-    fromMessage: (m) => ({ namespaceKey: messageNamespace(m), key: m.key }),
+    fromHttp: addressedByQuery,
+    fromMessage: (m) => addressedByMessage(m, 'key'),
     handle: deleteFlag,
     toJson: nothing,
     toMessage: nothing,

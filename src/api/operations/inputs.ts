@@ -37,6 +37,24 @@ export function queryNamespace(query: { namespaceKey?: string; namespace_key?: s
   return { namespaceKey: query.namespaceKey ?? query.namespace_key };
 }
 
+type Addressed<P> = Omit<P, 'namespaceKey'> & { namespaceKey: string };
+
+/** What a GET or DELETE addresses: its path parameters, the namespace from the path or else the query. */
+export function addressedByQuery<P extends { namespaceKey?: string }>(request: {
+  params: P;
+  query: { namespaceKey?: string; namespace_key?: string };
+}): Addressed<P> {
+  return { ...request.params, namespaceKey: namespaceOf(request.params, queryNamespace(request.query)) };
+}
+
+/** What a POST or PUT addresses: its path parameters, the namespace from the path or else the body. */
+export function addressedByBody<P extends { namespaceKey?: string }>(
+  params: P,
+  body: { namespaceKey?: string | null },
+): Addressed<P> {
+  return { ...params, namespaceKey: namespaceOf(params, body) };
+}
+
 export const ListWithNamespaceQuery = Type.Object({ ...ListQuerystring.properties, ...NamespaceQuery });
 export const ReferenceWithNamespaceQuery = Type.Object({ ...ReferenceQuerystring.properties, ...NamespaceQuery });
 export const NamespaceOnlyQuery = Type.Object(NamespaceQuery);
@@ -55,6 +73,16 @@ export function int32(field: string, value: number | string | null | undefined):
 /** The namespace of a gRPC request: its `namespaceKey`, empty meaning `default`. */
 export function messageNamespace(message: { namespaceKey?: string | null }): string {
   return namespaceKeyOrDefault(message.namespaceKey);
+}
+
+/** What a request message addresses: its namespace (empty meaning `default`) and the named key fields. */
+export function addressedByMessage<K extends string>(
+  message: Record<K | 'namespaceKey', string>,
+  ...keys: K[]
+): Record<K, string> & { namespaceKey: string } {
+  const addressed: Record<string, string> = { namespaceKey: messageNamespace(message) };
+  for (const key of keys) addressed[key] = message[key];
+  return addressed as Record<K, string> & { namespaceKey: string };
 }
 
 /** A list request's window (proto3 zeros and empty text are "not given", as the services read them). */

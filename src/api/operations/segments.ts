@@ -11,13 +11,14 @@ import { EmptySchema, toListQuery } from '../http/schemas/common.js';
 import { SegmentBody, SegmentListSchema, SegmentSchema } from '../http/schemas/segments.js';
 import { segmentListToWire, segmentToWire } from '../resource-shapes.js';
 import {
+  addressedByBody,
+  addressedByMessage,
+  addressedByQuery,
   enumField,
   ListWithNamespaceQuery,
   messageListQuery,
   messageNamespace,
   NamespaceOnlyQuery,
-  namespaceOf,
-  queryNamespace,
   ReferenceWithNamespaceQuery,
 } from './inputs.js';
 import { type AnyOperation, nothing, operation, withLegacy } from './operation.js';
@@ -105,7 +106,7 @@ export const segmentOperations: AnyOperation[] = [
     access: { resource: 'segment', action: 'read', namespace: 'request' },
     write: false,
     fromHttp: ({ params, query }) => ({
-      namespaceKey: namespaceOf(params, queryNamespace(query)),
+      ...addressedByQuery({ params, query }),
       list: toListQuery(query),
     }),
     fromMessage: (m) => ({ namespaceKey: messageNamespace(m), list: messageListQuery(m) }),
@@ -120,7 +121,7 @@ export const segmentOperations: AnyOperation[] = [
     access: { resource: 'segment', action: 'create', namespace: 'request' },
     write: true,
     fromHttp: ({ params, body = {} }) => ({
-      namespaceKey: namespaceOf(params, body),
+      ...addressedByBody(params, body),
       segment: segmentInput(body, body.constraints),
     }),
     fromMessage: (m) => ({
@@ -137,8 +138,8 @@ export const segmentOperations: AnyOperation[] = [
     schema: { tags, params: SegmentParams, querystring: ReferenceWithNamespaceQuery, response: SegmentSchema },
     access: { resource: 'segment', action: 'read', namespace: 'request' },
     write: false,
-    fromHttp: ({ params, query }) => ({ namespaceKey: namespaceOf(params, queryNamespace(query)), key: params.key }),
-    fromMessage: (m) => ({ namespaceKey: messageNamespace(m), key: m.key }),
+    fromHttp: addressedByQuery,
+    fromMessage: (m) => addressedByMessage(m, 'key'),
     handle: getSegment,
     toJson: segmentToWire,
     toMessage: segmentMessage,
@@ -151,13 +152,11 @@ export const segmentOperations: AnyOperation[] = [
     write: true,
     // The path's key (the message's) names the segment; a key in the body is not read.
     fromHttp: ({ params, body = {} }) => ({
-      namespaceKey: namespaceOf(params, body),
-      key: params.key,
+      ...addressedByBody(params, body),
       segment: segmentInput(body, body.constraints),
     }),
     fromMessage: (m) => ({
-      namespaceKey: messageNamespace(m),
-      key: m.key,
+      ...addressedByMessage(m, 'key'),
       segment: segmentInput(m, m.vexilConstraints?.constraints),
     }),
     handle: updateSegment,
@@ -170,8 +169,8 @@ export const segmentOperations: AnyOperation[] = [
     schema: { tags, params: SegmentParams, querystring: NamespaceOnlyQuery, response: EmptySchema },
     access: { resource: 'segment', action: 'delete', namespace: 'request' },
     write: true,
-    fromHttp: ({ params, query }) => ({ namespaceKey: namespaceOf(params, queryNamespace(query)), key: params.key }),
-    fromMessage: (m) => ({ namespaceKey: messageNamespace(m), key: m.key }),
+    fromHttp: addressedByQuery,
+    fromMessage: (m) => addressedByMessage(m, 'key'),
     handle: deleteSegment,
     toJson: nothing,
     toMessage: nothing,

@@ -7,7 +7,7 @@ import type { VariantInput } from '../../services/variants.js';
 import { EmptySchema } from '../http/schemas/common.js';
 import { VariantBody, VariantSchema } from '../http/schemas/flags.js';
 import { variantToWire } from '../resource-shapes.js';
-import { messageNamespace, NamespaceOnlyQuery, namespaceOf, queryNamespace } from './inputs.js';
+import { addressedByBody, addressedByMessage, addressedByQuery, NamespaceOnlyQuery } from './inputs.js';
 import { type AnyOperation, nothing, operation, withLegacy } from './operation.js';
 import { variantMessage } from './resource-messages.js';
 
@@ -62,11 +62,10 @@ export const variantOperations: AnyOperation[] = [
     access: { resource: 'variant', action: 'create', namespace: 'request' },
     write: true,
     fromHttp: ({ params, body = {} }) => ({
-      namespaceKey: namespaceOf(params, body),
-      flagKey: params.flagKey,
+      ...addressedByBody(params, body),
       variant: variantInput(body),
     }),
-    fromMessage: (m) => ({ namespaceKey: messageNamespace(m), flagKey: m.flagKey, variant: variantInput(m) }),
+    fromMessage: (m) => ({ ...addressedByMessage(m, 'flagKey'), variant: variantInput(m) }),
     handle: createVariant,
     toJson: variantToWire,
     toMessage: variantMessage,
@@ -78,15 +77,11 @@ export const variantOperations: AnyOperation[] = [
     access: { resource: 'variant', action: 'update', namespace: 'request' },
     write: true,
     fromHttp: ({ params, body = {} }) => ({
-      namespaceKey: namespaceOf(params, body),
-      flagKey: params.flagKey,
-      id: params.id,
+      ...addressedByBody(params, body),
       variant: variantInput(body),
     }),
     fromMessage: (m) => ({
-      namespaceKey: messageNamespace(m),
-      flagKey: m.flagKey,
-      id: m.id,
+      ...addressedByMessage(m, 'flagKey', 'id'),
       variant: variantInput(m),
     }),
     handle: updateVariant,
@@ -99,12 +94,8 @@ export const variantOperations: AnyOperation[] = [
     schema: { tags, params: VariantParams, querystring: NamespaceOnlyQuery, response: EmptySchema },
     access: { resource: 'variant', action: 'delete', namespace: 'request' },
     write: true,
-    fromHttp: ({ params, query }) => ({
-      namespaceKey: namespaceOf(params, queryNamespace(query)),
-      flagKey: params.flagKey,
-      id: params.id,
-    }),
-    fromMessage: (m) => ({ namespaceKey: messageNamespace(m), flagKey: m.flagKey, id: m.id }),
+    fromHttp: addressedByQuery,
+    fromMessage: (m) => addressedByMessage(m, 'flagKey', 'id'),
     handle: deleteVariant,
     toJson: nothing,
     toMessage: nothing,
