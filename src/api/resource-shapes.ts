@@ -1,8 +1,8 @@
-// The management resources in Flipt's wire shape, for both transports: HTTP sends these objects as JSON,
-// gRPC as the flipt.* messages (api/grpc converts the RFC 3339 timestamps and the metadata object into
-// google.protobuf.Timestamp and Struct). Flipt's shape quirks live here once: a rule or segment rollout
-// with one segment names it in `segmentKey` (and `segmentKeys` is empty), several in `segmentKeys`;
-// float fields print as float32.
+// The management resources in Flipt's JSON shape (and the authentication ones, which gRPC also sends,
+// converted by api/grpc/messages.ts). The management messages are built straight from the domain by
+// api/operations/resource-messages.ts, with the same quirks: a rule or segment rollout with one segment
+// names it in `segmentKey` (and `segmentKeys` is empty), several in `segmentKeys`; float fields print
+// as float32.
 
 import type { Config } from '../config/schema.js';
 import type { Authentication, AuthMethod } from '../domain/authentication.js';

@@ -1,6 +1,7 @@
 // Field names at the gRPC edge. protos.ts loads proto/ with keepCase (Flipt's snake_case names, so
 // that server reflection describes Flipt's fields exactly), while the services, the resource shapes
-// and Flipt's JSON use camelCase: requests are renamed on the way in, answers on the way out.
+// and Flipt's JSON use camelCase: requests are renamed on the way in, answers on the way out (except
+// the management operations' answers, built with proto/'s names: api/operations/resource-messages.ts).
 
 /**
  * Fields passed through untouched:

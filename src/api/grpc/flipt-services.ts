@@ -1,10 +1,12 @@
 // The Flipt services on the gRPC server: each service's definition (from our .proto files) and the
-// table of its RPCs (one thin adapter per method over the services the REST routes call).
+// table of its RPCs (one thin adapter per method over the services the REST routes call; flipt.Flipt's
+// management methods come from the operations table, api/operations, as the REST routes do).
 
 import type { GrpcObject, Server, ServiceClientConstructor } from '@grpc/grpc-js';
 import type { Config } from '../../config/schema.js';
 import type { Services } from '../../services/index.js';
 import type { LongLivedStreams } from '../long-lived-streams.js';
+import { managementRpcs } from '../operations/index.js';
 import {
   authRpcs,
   githubMethodRpcs,
@@ -15,7 +17,7 @@ import {
 } from './auth-rpcs.js';
 import { passEncodedAnswers } from './evaluation-answer.js';
 import { dataRpcs, evaluationRpcs } from './evaluation-rpcs.js';
-import { fliptRpcs } from './flipt-rpcs.js';
+import { legacyEvaluationRpcs } from './flipt-rpcs.js';
 import { metaRpcs } from './meta-rpcs.js';
 import { ofrepRpcs } from './ofrep-rpcs.js';
 import { fliptGrpcObject } from './protos.js';
@@ -39,7 +41,7 @@ export interface FliptServicesDeps extends RpcDeps {
 /** Every Flipt service with its RPC table, by full service name. */
 export function fliptServiceTables(services: Services, config: Config): Record<string, AnyRpc[]> {
   return {
-    'flipt.Flipt': fliptRpcs(services),
+    'flipt.Flipt': [...managementRpcs(services), ...legacyEvaluationRpcs(services)],
     'flipt.evaluation.EvaluationService': evaluationRpcs(services),
     'flipt.evaluation.DataService': dataRpcs(services),
     'flipt.auth.PublicAuthenticationService': publicAuthRpcs(config),

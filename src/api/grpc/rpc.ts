@@ -74,6 +74,8 @@ export interface Rpc<Req = never, Res = unknown> {
    * renames a copy only when it reads the input (a namespace-scoped token).
    */
   protoNames?: boolean;
+  /** The handler answers with proto/'s own names already (api/operations/resource-messages.ts): not renamed. */
+  answersInProtoNames?: boolean;
   handle(request: Req, context: RpcContext): Res | Promise<Res>;
 }
 
@@ -275,7 +277,7 @@ export function unaryHandler(
       (answer) => {
         if (call.cancelled) return;
         if (revision !== undefined) call.sendMetadata(revisionMetadata(revision));
-        callback(null, snakeFields(answer));
+        callback(null, rpc.answersInProtoNames ? answer : snakeFields(answer));
       },
       (err: unknown) => {
         if (call.cancelled) return;

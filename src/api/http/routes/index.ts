@@ -1,37 +1,25 @@
 // Every route module of the HTTP API, registered in one place.
 
+import { managementRoutes } from '../../operations/index.js';
 import type { HttpApp } from '../http-app.js';
 import { authRoutes } from './auth.js';
 import { kubernetesRoutes } from './auth-kubernetes.js';
 import { signInRoutes } from './auth-sign-in.js';
 import { changeRoutes } from './changes.js';
-import { constraintRoutes } from './constraints.js';
 import type { RouteDeps } from './deps.js';
 import { evaluationRoutes } from './evaluation.js';
-import { flagRoutes } from './flags.js';
 import { healthRoutes } from './health.js';
 import { importExportRoutes } from './import-export.js';
 import { legacyEvaluateRoutes } from './legacy-evaluate.js';
 import { metaRoutes } from './meta.js';
 import { metricsRoutes } from './metrics.js';
-import { namespaceRoutes } from './namespaces.js';
 import { ofrepRoutes } from './ofrep.js';
-import { rolloutRoutes } from './rollouts.js';
-import { ruleRoutes } from './rules.js';
-import { segmentRoutes } from './segments.js';
 import { snapshotRoutes } from './snapshot.js';
 import { uiRoutes } from './ui.js';
-import { variantRoutes } from './variants.js';
 
 export const routeModules: ((app: HttpApp, deps: RouteDeps) => Promise<void>)[] = [
   healthRoutes,
-  namespaceRoutes,
-  flagRoutes,
-  variantRoutes,
-  ruleRoutes,
-  segmentRoutes,
-  constraintRoutes,
-  rolloutRoutes,
+  managementRoutes,
   importExportRoutes,
   changeRoutes,
   authRoutes,

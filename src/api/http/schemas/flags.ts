@@ -76,5 +76,3 @@ export const VariantBody = Type.Object({
   attachment: OptionalNullable(Type.String()),
   namespaceKey: OptionalNullable(Type.String()),
 });
-
-export { flagListToWire, flagToWire, variantToWire } from '../../resource-shapes.js';

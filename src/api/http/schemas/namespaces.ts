@@ -24,5 +24,3 @@ export const NamespaceBody = Type.Object({
   name: Type.Optional(Type.String()),
   description: Type.Optional(Type.String()),
 });
-
-export { namespaceListToWire, namespaceToWire } from '../../resource-shapes.js';

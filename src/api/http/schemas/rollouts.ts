@@ -3,9 +3,8 @@
 // with `segmentKeys: []`, several in `segmentKeys` with `segmentKey: ""`. Lists use the key "rules".
 
 import Type from 'typebox';
-import { ROLLOUT_TYPES, SEGMENT_OPERATORS, type SegmentOperator } from '../../../domain/types.js';
-import type { RolloutInput } from '../../../services/rollouts.js';
-import { EnumLike, enumName, IntLike, Nullable, NumberLike, Timestamp, toNumber } from './common.js';
+import { ROLLOUT_TYPES, SEGMENT_OPERATORS } from '../../../domain/types.js';
+import { EnumLike, IntLike, Nullable, NumberLike, Timestamp } from './common.js';
 
 const RolloutSegmentSchema = Type.Object({
   segmentKey: Type.String(),
@@ -67,39 +66,3 @@ export const RolloutBody = Type.Object({
 export const OrderRolloutsBody = Type.Object({
   rolloutIds: Type.Optional(Nullable(Type.Array(Type.String()))),
 });
-
-type Maybe<T> = T | null | undefined;
-
-interface RolloutBodyValue {
-  rank?: Maybe<number | string>;
-  description?: Maybe<string>;
-  segment?: Maybe<{
-    segmentKey?: Maybe<string>;
-    segmentKeys?: Maybe<string[]>;
-    segmentOperator?: Maybe<SegmentOperator | number>;
-    value?: Maybe<boolean>;
-  }>;
-  threshold?: Maybe<{ percentage?: Maybe<number | string>; value?: Maybe<boolean> }>;
-}
-
-/** The service's input from a decoded body: null means absent, quoted numbers become numbers. */
-export function rolloutInputFromBody(body: RolloutBodyValue): RolloutInput {
-  const { segment, threshold } = body;
-  return {
-    rank: toNumber(body.rank ?? undefined),
-    description: body.description ?? undefined,
-    segment: segment
-      ? {
-          segmentKey: segment.segmentKey ?? undefined,
-          segmentKeys: segment.segmentKeys ?? undefined,
-          segmentOperator: enumName(SEGMENT_OPERATORS, segment.segmentOperator, 'OR_SEGMENT_OPERATOR'),
-          value: segment.value ?? undefined,
-        }
-      : undefined,
-    threshold: threshold
-      ? { percentage: toNumber(threshold.percentage ?? undefined), value: threshold.value ?? undefined }
-      : undefined,
-  };
-}
-
-export { rolloutListToWire, rolloutToWire } from '../../resource-shapes.js';

@@ -80,5 +80,3 @@ export const DistributionDeleteQuery = Type.Object({
   namespaceKey: Type.Optional(Type.String()),
   namespace_key: Type.Optional(Type.String()),
 });
-
-export { distributionToWire, ruleListToWire, ruleToWire } from '../../resource-shapes.js';

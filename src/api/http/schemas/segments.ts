@@ -74,5 +74,3 @@ export const ConstraintBody = Type.Object({
   value: OptionalString,
   description: OptionalString,
 });
-
-export { constraintToWire, segmentListToWire, segmentToWire } from '../../resource-shapes.js';
