@@ -6,7 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app/build-app.js';
+import { changeFeed } from '../../src/app/jobs/list.js';
 import { loadConfig } from '../../src/config/load.js';
+import type { SinkDelivery } from '../../src/features/audit/delivery.js';
 import { openDb } from '../../src/storage/db.js';
 import { readLock } from '../../src/storage/operation-lock.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -146,36 +148,68 @@ describeEachBackend('jobs room', (backend) => {
     });
   });
 
-  // Each row: the config, and the jobs the instance runs.
-  const leasedRows: { title: string; leased: boolean; jobs: string[] }[] = [
+  it('the revision poll wakes the audit deliveries held here when it reads a newer change', async () => {
+    const t = await startTestApp(backend, { authentication: { methods: { token: { enabled: true } } } });
+    try {
+      // Each row: whether this instance holds the sink's lease; only then is a wake worth a run.
+      for (const holding of [true, false]) {
+        const woken: string[] = [];
+        const delivery = { holding, operation: 'audit_delivery_log' } as SinkDelivery;
+        const poll = changeFeed({ db: t.app.db.kysely, deliveries: [delivery] }, (job) => woken.push(job));
+        await poll(); // the first read sets where the feed stands
+        const standing = woken.length;
+        await poll(); // nothing new
+        expect(woken.length).toBe(standing);
+        await t.app.services.auth.createToken({ name: `feed-${holding}` }); // a change, no namespace revision
+        await poll();
+        expect(woken.slice(standing)).toEqual(holding ? ['audit_delivery_log'] : []);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
+  // Each row: the config, and the jobs the instance runs with their intervals (ms).
+  const H = 3_600_000;
+  const rows: { title: string; config: Record<string, unknown>; jobs: Record<string, number> }[] = [
     {
-      title: 'every job',
-      leased: true,
-      jobs: [
-        'token_cleanup',
-        'changes_retention',
-        'audit_delivery_log',
-        'revision_poll',
-        'token_cache_refresh',
-        'snapshot_eviction',
-        'stream_heartbeat',
-      ],
+      title: 'every job, defaults',
+      config: {},
+      jobs: {
+        token_cleanup: H,
+        changes_retention: H,
+        audit_delivery_log: 10_000, // the revision poll wakes it; its own look is a safety net
+        revision_poll: 1000,
+        token_cache_refresh: 1000,
+        snapshot_eviction: 300_000,
+        stream_heartbeat: 15_000,
+      },
     },
     {
-      title: 'no leased job',
-      leased: false,
-      jobs: ['revision_poll', 'token_cache_refresh', 'snapshot_eviction', 'stream_heartbeat'],
+      title: 'no leased job (jobs.leased: false)',
+      config: { jobs: { leased: false } },
+      jobs: { revision_poll: 1000, token_cache_refresh: 1000, snapshot_eviction: 300_000, stream_heartbeat: 15_000 },
+    },
+    {
+      title: 'no poll (cache.poll_interval: 0): audit delivery looks every second itself',
+      config: { cache: { poll_interval: '0' }, audit: { retention: '0' } },
+      jobs: { token_cleanup: H, audit_delivery_log: 1000, stream_heartbeat: 15_000 },
     },
   ];
-  it.each(leasedRows)('jobs.leased: $leased runs $title', async ({ leased, jobs }) => {
-    const t = await startTestApp(backend, {
-      jobs: { leased },
+  it.each(rows)('runs $title', async ({ config, jobs }) => {
+    const base = {
       authentication: { methods: { token: { enabled: true } } },
       audit: { sinks: { log: { enabled: true } } },
       ofrep: { event_streams: { enabled: true } },
+    };
+    const t = await startTestApp(backend, {
+      ...base,
+      ...config,
+      audit: { ...base.audit, ...((config.audit as object | undefined) ?? {}) },
     });
     try {
-      expect(t.app.jobs.scheduler.jobs.map((j) => j.name)).toEqual(jobs);
+      const listed = Object.fromEntries(t.app.jobs.scheduler.jobs.map((j) => [j.name, j.intervalMs]));
+      expect(listed).toEqual(jobs);
     } finally {
       await t.close();
     }
