@@ -15,12 +15,10 @@ import type { HttpApp } from '../api/http/http-app.js';
 import { registerRoutes } from '../api/http/routes/index.js';
 import { installTiers } from '../api/http/tiers.js';
 import { LongLivedStreams } from '../api/long-lived-streams.js';
-import type { TokenCleanupJob } from '../auth/cleanup.js';
-import { onAuthTokenCleanup } from '../auth/cleanup.js';
+import { onAuthTokenCleanup, type TokenCleanupJob } from '../auth/cleanup.js';
 import { DEFAULT_MAX_CACHED_TOKENS, TokenCache } from '../auth/token-cache.js';
 import { createSnapshotCache } from '../cache/database-loader.js';
 import { RedisCache } from '../cache/invalidation.js';
-import { RevisionPoller } from '../cache/revision-poller.js';
 import type { SnapshotCache } from '../cache/snapshot-cache.js';
 import { ConfigError, deprecatedKeysInUse, ms } from '../config/load.js';
 import type { Config } from '../config/schema.js';
@@ -39,6 +37,7 @@ import { createTracing, type Tracing } from '../telemetry/tracing.js';
 import { buildAuthMethods } from './auth-methods.js';
 import { type DrainOutcome, drainTransports } from './drain.js';
 import { checkEventStreamSettings, createEventStreams, type EventStreams } from './event-streams.js';
+import { createJobsRoom, type JobsRoom } from './jobs/room.js';
 import { applySeed } from './seed.js';
 import { bootstrapTokenAuthentication, createSessionCleanup, createTokenCleanup } from './token-authentication.js';
 
@@ -62,6 +61,8 @@ export interface App {
   streams: LongLivedStreams;
   /** The change streams (ofrep.event_streams.enabled), else undefined. */
   eventStreams: EventStreams | undefined;
+  /** The background jobs (jobs/list.ts), started by `listen` and stopped by `close`. */
+  jobs: JobsRoom;
   /** Starts both listeners; resolves with the bound ports. */
   listen(): Promise<{ httpPort: number; grpcPort: number }>;
   /**
@@ -158,29 +159,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
   // Read-your-writes on this instance; other instances' writes arrive through the poller.
   services.changes.subscribe((namespaceKey) => snapshots.invalidate(namespaceKey, 'write'));
-  const revisionPoller = new RevisionPoller(snapshots, {
-    intervalMs: pollIntervalMs,
-    maxIdleMs: ms(config.cache.ttl),
-    evictEveryMs: ms(config.cache.memory.eviction_interval),
-    alsoPoll: () => services.auth.refreshCachedTokens(),
-    onError: (err) =>
-      logger.warn(
-        { error: err instanceof Error ? err.message : String(err) },
-        'revision poll failed; serving held snapshots',
-      ),
-    onRecovered: () => logger.info('revision poll recovered'),
-  });
-  // Token authentication: the bootstrap token exists before the first request; cleanup runs from listen().
+  // Token authentication: the bootstrap token exists before the first request; cleanup is a job.
   let tokenCleanup: TokenCleanupJob | undefined;
   let sessionCleanups: TokenCleanupJob[] = [];
-  // Audit sinks, fed from the changes table (features/audit): ready before the first write, run from listen().
+  // Audit sinks, fed from the changes table (features/audit): ready before the first write; a job each.
   let audit: AuditDeliveries | undefined;
   try {
     audit = createAuditDeliveries(config.audit, { db: db.kysely, logger, metrics });
     await audit.prepare();
-    const wakeAudit = audit;
-    // Every recorded change, token writes included (they publish no namespace change).
-    services.recorded.subscribe(() => wakeAudit.wake());
     tokenCleanup = createTokenCleanup(db.kysely, config, logger);
     sessionCleanups = (['oidc', 'github', 'kubernetes'] as const).flatMap((name) => {
       const job = createSessionCleanup(db.kysely, config, logger, name);
@@ -189,12 +175,26 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await bootstrapTokenAuthentication(services.auth, config, logger);
     await applySeed(services.documents, config, logger);
   } catch (err) {
-    await audit?.stop().catch(() => {});
+    await audit?.close().catch(() => {});
     await db.close().catch(() => {});
     throw err;
   }
   const streams = new LongLivedStreams();
   const eventStreams = createEventStreams(config, db.kysely, { services, snapshots, streams, tokens });
+  const jobs = createJobsRoom({
+    config,
+    db: db.kysely,
+    logger,
+    metrics,
+    snapshots,
+    auth: services.auth,
+    tokensCached: tokens !== undefined,
+    cleanups: [...(tokenCleanup ? [tokenCleanup] : []), ...sessionCleanups],
+    deliveries: audit.deliveries,
+    eventStreams,
+  });
+  // Every recorded change, token writes included (they publish no namespace change).
+  const stopWakingAudit = services.recorded.subscribe(() => jobs.recorded());
   // The shared tier and cluster-wide invalidation; never required (start-up waits for it briefly).
   let redisCache: RedisCache | undefined;
   if (config.cache.enabled && config.cache.backend === 'redis') {
@@ -272,6 +272,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const stopCountingCleanups = onAuthTokenCleanup((run) => {
     if (run.instance === tokenCleanup?.instance) metrics.tokensDeleted(run.deleted);
   });
+  const auditSinks = audit;
   health.set('SERVING');
 
   let closing: Promise<DrainOutcome> | undefined;
@@ -289,6 +290,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     redisCache,
     streams,
     eventStreams,
+    jobs,
     async listen() {
       // As in Flipt, https replaces http: the API, OFREP, health and dashboard move to https_port.
       const port = tls ? config.server.https_port : config.server.http_port;
@@ -296,10 +298,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       const address = http.server.address();
       const httpPort = typeof address === 'object' && address ? address.port : port;
       const grpcPort = await grpc.listen(config.server.host, config.server.grpc_port);
-      tokenCleanup?.start();
-      for (const job of sessionCleanups) job.start();
-      audit?.start();
-      revisionPoller.start();
+      jobs.start();
       return { httpPort, grpcPort };
     },
     close() {
@@ -307,19 +306,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         health.set('NOT_SERVING');
         // Its watchers and timers; the streams themselves end through `streams` in the drain.
         eventStreams?.close();
-        revisionPoller.stop();
         const outcome = await drainTransports(
           { streams, http: httpDrain, grpcCalls, grpcServer: grpc.server, logger },
           ms(config.server.shutdown_timeout),
         );
         // Every request has been answered or cut, and the gRPC server is shut down (a second tryShutdown
         // after forceShutdown would never call back): what the requests used can go now.
-        await Promise.allSettled([
-          http.close(),
-          tokenCleanup?.stop(),
-          ...sessionCleanups.map((job) => job.stop()),
-          audit?.stop(),
-        ]);
+        await Promise.allSettled([http.close(), jobs.stop().then(() => auditSinks.close())]);
+        stopWakingAudit();
         stopCountingCleanups();
         stopCountingChanges();
         const closed = (async () => {

@@ -22,6 +22,9 @@ import { readRevisionTag } from '../storage/transaction.js';
 
 export interface EventStreams {
   watch: RevisionWatch;
+  /** The open SSE streams, sent a heartbeat by the jobs room every `heartbeatMs` (0: never). */
+  hub: SseHub;
+  heartbeatMs: number;
   /** Present when authentication is required: authenticated streams end with their token. */
   tickets: StreamTickets | undefined;
   /** Present when the OFREP routes require authentication: tickets stand in for the bearer token there. */
@@ -69,15 +72,11 @@ export function createEventStreams(
   const unsubscribeRevocations = tickets && tokens ? tokens.onForget((id) => tickets.revoked(id)) : () => {};
   // Tickets stand in for the bearer token only where OFREP itself requires one.
   const ofrepTickets = tickets && !isExcluded('ofrep', config.authentication.exclude) ? tickets : undefined;
-  const hub = new SseHub({
-    watch,
-    streams,
-    tickets,
-    heartbeatMs,
-    maxBufferedBytes: settings.max_buffered_bytes,
-  });
+  const hub = new SseHub({ watch, streams, tickets, maxBufferedBytes: settings.max_buffered_bytes });
   return {
     watch,
+    hub,
+    heartbeatMs,
     tickets,
     ticketAuth: ofrepTickets,
     http: {

@@ -1,5 +1,6 @@
 // Seeding at start (`db.seed`): a document file, or a folder of them, imported with --skip-existing
-// semantics so a development environment comes up with its flags. Only instances that may write seed;
+// semantics so a development environment comes up with its flags. Only instances that may write and run
+// leased jobs (jobs.leased; the seed is listed with them in app/jobs/list.ts, though it runs at start) seed;
 // the import runs under the seed's operation lock (instances starting together seed once) and only
 // when the files' content hash differs from the one the database recorded, so a restart never undoes
 // a change made since, nor brings back a flag deleted since (ADR 0020). A bad seed stops start-up
@@ -56,6 +57,10 @@ export async function applySeed(documents: ImportExportService, config: Config, 
   if (!path) return 'none';
   if (config.server.mode === 'read' || config.storage.read_only) {
     logger.info({ seed: path }, 'seed not applied: this instance does not write');
+    return 'not-writer';
+  }
+  if (!config.jobs.leased) {
+    logger.info({ seed: path }, 'seed not applied: this instance runs no leased jobs (jobs.leased: false)');
     return 'not-writer';
   }
   const sources = readSeedSources(path);

@@ -1,5 +1,5 @@
 // Start-up of token authentication: the bootstrap token (created when the token method is enabled and
-// no token exists yet) and the expired-token cleanup job, both from the `authentication` config.
+// no token exists yet) and the expired-token cleanups the jobs room runs, from the `authentication` config.
 
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -8,7 +8,6 @@ import { ConfigError, ms } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { AuthService } from '../services/auth.js';
 import type { Database } from '../storage/schema.js';
-import { changesRetention } from './changes-retention.js';
 
 /** Creates the bootstrap token if the token method is enabled and no token exists. */
 export async function bootstrapTokenAuthentication(auth: AuthService, config: Config, logger: Logger): Promise<void> {
@@ -31,12 +30,11 @@ export async function bootstrapTokenAuthentication(auth: AuthService, config: Co
 }
 
 /**
- * The cleanup job: expired tokens when the token method is enabled, and in any case the change log's
- * retention (changes-retention.ts), under the same lease.
+ * The cleanup of expired tokens, when the token method is enabled. Its interval is checked either way:
+ * the change log's retention runs on it too (changes-retention.ts).
  */
 export function createTokenCleanup(db: Kysely<Database>, config: Config, logger: Logger): TokenCleanupJob | undefined {
   const token = config.authentication.methods.token;
-  const changesRetentionMs = changesRetention(config);
   const intervalMs = ms(token.cleanup.interval);
   const gracePeriodMs = ms(token.cleanup.grace_period);
   for (const [key, value] of [
@@ -46,8 +44,8 @@ export function createTokenCleanup(db: Kysely<Database>, config: Config, logger:
     if (!(value > 0))
       throw new ConfigError(`invalid config at authentication.methods.token.cleanup.${key}: must be greater than 0`);
   }
-  if (!token.enabled && changesRetentionMs === 0) return undefined;
-  return new TokenCleanupJob({ db, intervalMs, gracePeriodMs, logger, tokens: token.enabled, changesRetentionMs });
+  if (!token.enabled) return undefined;
+  return new TokenCleanupJob({ db, intervalMs, gracePeriodMs, logger });
 }
 
 /**

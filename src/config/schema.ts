@@ -147,6 +147,14 @@ export const ConfigSchema = Type.Object(
       /** Most items one batch evaluation may hold; more gets 400. */
       batch_limit: Type.Integer({ default: 1000, minimum: 1 }),
     }),
+    /** The background jobs (app/jobs): token cleanup, change retention, audit delivery, polls, heartbeats. */
+    jobs: Section({
+      /**
+       * False on an evaluation-only instance: it runs none of the jobs done once across instances under
+       * a database lease (cleanups, retention, audit delivery, the seed); other instances run them.
+       */
+      leased: Type.Boolean({ default: true }),
+    }),
     ofrep: Section({
       /** OFREP event streams (push, OpenFeature's ADR 0008) and the native change streams. */
       event_streams: Section({

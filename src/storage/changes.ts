@@ -201,6 +201,15 @@ export async function deleteChangesBefore(db: Executor, before: Date): Promise<n
   return Number(result.numDeletedRows);
 }
 
+/** The id of the newest recorded change, 0 when there is none (one index read: the revision poll's). */
+export async function newestChangeId(db: Executor): Promise<number> {
+  const row = await db
+    .selectFrom('changes')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst();
+  return Number(row?.id ?? 0);
+}
+
 /**
  * What a write touched, as the objects whose later changes conflict with it: a flag with every part of
  * it (variants, rules, their distributions, rollouts); a rule with its distributions; a segment with

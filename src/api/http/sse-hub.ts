@@ -1,5 +1,5 @@
 // The open change streams over HTTP (OFREP's event streams and the native one): what happens when one
-// opens, one heartbeat timer for all of them, and their ends. A stream watches its namespace's
+// opens, the heartbeat for all of them (a job of the jobs room, `stream_heartbeat`), and their ends. A stream watches its namespace's
 // revision (cache/revision-watch.ts) and is sent one refetch message per new revision. When it opens:
 // a client naming the current revision (Last-Event-ID) is sent nothing; any other client is sent the
 // current revision at once, since it cannot have seen what changed between its last fetch and now.
@@ -16,7 +16,6 @@ export interface SseHubOptions {
   streams: LongLivedStreams;
   /** Present when authentication is required: authenticated streams end with their token. */
   tickets: StreamTickets | undefined;
-  heartbeatMs: number;
   maxBufferedBytes: number;
 }
 
@@ -33,7 +32,6 @@ function lastEventIdOf(request: FastifyRequest): string | undefined {
 export class SseHub {
   readonly #options: SseHubOptions;
   readonly #open = new Set<SseStream>();
-  #timer: NodeJS.Timeout | undefined;
 
   constructor(options: SseHubOptions) {
     this.#options = options;
@@ -58,7 +56,6 @@ export class SseHub {
         unregister();
         release();
         this.#open.delete(stream);
-        if (this.#open.size === 0) this.#stopHeartbeats();
       },
     });
     const end = () => stream.end();
@@ -66,7 +63,6 @@ export class SseHub {
     if (tickets !== undefined && request.authentication !== null) release = tickets.hold(request.authentication, end);
     if (stream.closed) return;
     this.#open.add(stream);
-    this.#startHeartbeats();
     // The revision this client was last told of (a change may arrive before the first read returns).
     let told = lastEventIdOf(request);
     const tell = (change: RevisionChange) => {
@@ -91,20 +87,10 @@ export class SseHub {
   /** Ends every stream (the app's close; a drain ends them through LongLivedStreams). */
   closeAll(): void {
     for (const stream of [...this.#open]) stream.end();
-    this.#stopHeartbeats();
   }
 
-  #startHeartbeats(): void {
-    // A heartbeat_interval of 0 turns heartbeats off.
-    if (this.#timer !== undefined || this.#options.heartbeatMs <= 0) return;
-    this.#timer = setInterval(() => {
-      for (const stream of this.#open) stream.heartbeat();
-    }, this.#options.heartbeatMs);
-    this.#timer.unref();
-  }
-
-  #stopHeartbeats(): void {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
+  /** Sends every open stream a heartbeat (every heartbeat_interval). */
+  heartbeat(): void {
+    for (const stream of this.#open) stream.heartbeat();
   }
 }

@@ -1,9 +1,11 @@
 // Delivers the changes table to one audit sink, as an outbox: read the changes after the sink's saved
 // position, send each selected one as Flipt's event, save the position after each, in id order. Every
-// instance with the sink configured runs this loop, but only the holder of the sink's lease on the
-// `operation_lock` row `audit_delivery_<sink>` delivers (renewed while held; saves are fenced on it), so
-// with many instances each event is sent by one. A failed send is retried with exponential backoff up to
-// max_backoff_duration, for as long as it takes: an event is delivered at least once.
+// instance with the sink configured runs `deliver` as a job of the jobs room (app/jobs/list.ts), but only
+// the holder of the sink's lease on the `operation_lock` row `audit_delivery_<sink>` delivers (renewed
+// while held; saves are fenced on it), so with many instances each event is sent by one. A failed send
+// is retried with exponential backoff up to max_backoff_duration, for as long as it takes: an event is
+// delivered at least once. The lease is held across runs, unlike the jobs whose lease the scheduler
+// wins per run: delivering in order needs one holder for as long as it stays up.
 
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -30,7 +32,7 @@ export interface DeliveryOptions {
   events: ReadonlySet<string>;
   maxBackoffMs: number;
   logger: Logger;
-  /** How often to look for other instances' writes (local writes wake the loop at once). */
+  /** How often to look for other instances' writes when nothing else says there are some (local writes and the revision poll wake the job). */
   pollMs?: number;
   /** Lease length; renewed every third of it. */
   leaseMs?: number;
@@ -50,13 +52,14 @@ export function deliveryOperation(sink: string): string {
 export class SinkDelivery {
   readonly instance = randomUUID();
   readonly operation: string;
-  #stopped = false;
-  #running: Promise<void> | undefined;
+  /** Aborted when the scheduler stops: no new send starts, a backoff wait ends. */
+  #stop: AbortSignal | undefined;
   #lease: { version: number } | undefined;
   #renewTimer: NodeJS.Timeout | undefined;
+  /** Aborted when the lease is lost or the scheduler stops: a send under way is given up. */
   #abort = new AbortController();
-  #wake: (() => void) | undefined;
-  #woken = false;
+  /** Gaps in the ids were open after the last pass: a late commit may fill one without a newer change. */
+  #watchingGaps = false;
 
   constructor(private readonly options: DeliveryOptions) {
     this.operation = deliveryOperation(options.sink.name);
@@ -70,70 +73,74 @@ export class SinkDelivery {
     return this.options.leaseMs ?? 10_000;
   }
 
+  /** After a run that failed (the database away), the next comes this long after. */
+  get retryMs(): number {
+    return Math.min(this.options.maxBackoffMs, 5_000);
+  }
+
   /** Creates the sink's state (starting after the newest change) before any request is served. */
   async prepare(): Promise<void> {
     await ensureDeliveryState(this.options.db, this.options.sink.name);
   }
 
-  start(): void {
-    if (this.#running) return;
-    this.#running = this.#loop().catch((err) => {
-      this.options.logger.error({ err, sink: this.options.sink.name }, 'audit delivery stopped');
-    });
+  /** Whether this instance holds the sink's lease (only then is waking it worth a run). */
+  get holding(): boolean {
+    return this.#lease !== undefined;
   }
 
-  /** A local write committed: look now rather than at the next poll. */
-  wake(): void {
-    this.#woken = true;
-    this.#wake?.();
+  /** Whether ids below the newest are still awaited (a transaction that has not committed yet). */
+  get watchingGaps(): boolean {
+    return this.#watchingGaps;
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    this.#abort.abort();
-    this.#wake?.();
-    await this.#running;
-    await this.#release();
-  }
-
-  /** Waits up to `ms`, or until woken (when `wakeable`) or stopped. */
-  #sleep(ms: number, wakeable: boolean): Promise<void> {
-    if (this.#stopped) return Promise.resolve();
-    if (wakeable && this.#woken) {
-      this.#woken = false;
-      return Promise.resolve();
+  /**
+   * One run: win or keep the lease, then deliver until nothing is pending. 'skipped' when another
+   * instance holds the lease (this one reports the lag from the saved state meanwhile).
+   */
+  async deliver(stop: AbortSignal): Promise<'ok' | 'skipped'> {
+    this.#stop = stop;
+    if (stop.aborted) return 'ok';
+    const onStop = () => this.#abort.abort();
+    stop.addEventListener('abort', onStop, { once: true });
+    try {
+      if (!this.#lease && !(await this.#acquire())) {
+        await this.#reportLag();
+        return 'skipped';
+      }
+      while (!stop.aborted && this.#lease && (await this.#pass())) {
+        // A full batch: there may be more right away.
+      }
+      return 'ok';
+    } finally {
+      stop.removeEventListener('abort', onStop);
     }
+  }
+
+  /** Lets the lease go (a clean stop), so another instance may take over at once. */
+  async release(): Promise<void> {
+    clearInterval(this.#renewTimer);
+    const lease = this.#lease;
+    this.#lease = undefined;
+    if (lease) await releaseLock(this.options.db, this.operation, lease.version).catch(() => {});
+  }
+
+  get #stopped(): boolean {
+    return this.#stop?.aborted ?? false;
+  }
+
+  /** Waits up to `ms`, or until the lease is lost or the scheduler stops. */
+  #sleep(ms: number): Promise<void> {
+    const signal = this.#abort.signal;
+    if (signal.aborted) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
-      const onAbort = () => done();
-      this.#abort.signal.addEventListener('abort', onAbort, { once: true });
-      if (wakeable) this.#wake = done;
+      signal.addEventListener('abort', done, { once: true });
       function done() {
         clearTimeout(timer);
+        signal.removeEventListener('abort', done);
         resolve();
       }
-    }).then(() => {
-      this.#wake = undefined;
-      if (wakeable) this.#woken = false;
     });
-  }
-
-  async #loop(): Promise<void> {
-    const { logger, sink } = this.options;
-    while (!this.#stopped) {
-      try {
-        if (!this.#lease && !(await this.#acquire())) {
-          await this.#reportLag();
-          await this.#sleep(Math.min(this.pollMs * 2, this.leaseMs / 4), false);
-          continue;
-        }
-        const more = await this.#pass();
-        if (!more) await this.#sleep(this.pollMs, true);
-      } catch (err) {
-        logger.warn({ sink: sink.name, error: (err as Error).message }, 'audit delivery failed; retrying');
-        await this.#sleep(Math.min(this.options.maxBackoffMs, 5_000), false);
-      }
-    }
   }
 
   async #acquire(): Promise<boolean> {
@@ -166,13 +173,6 @@ export class SinkDelivery {
     this.#abort.abort();
   }
 
-  async #release(): Promise<void> {
-    clearInterval(this.#renewTimer);
-    const lease = this.#lease;
-    this.#lease = undefined;
-    if (lease) await releaseLock(this.options.db, this.operation, lease.version).catch(() => {});
-  }
-
   async #state(): Promise<DeliveryState> {
     const { db, sink } = this.options;
     let state = await readDeliveryState(db, sink.name);
@@ -202,6 +202,7 @@ export class SinkDelivery {
       const lease = this.#lease;
       if (lease) await saveDeliveryState(db, state, { operation: this.operation, version: lease.version });
     }
+    this.#watchingGaps = state.gaps.length > 0;
     this.#lag(state, changes.length === batchSize ? undefined : 0);
     return changes.length === batchSize;
   }
@@ -228,7 +229,7 @@ export class SinkDelivery {
         return true;
       }
       this.#lagOf(change);
-      await this.#sleep(Math.min(maxBackoffMs, FIRST_BACKOFF_MS * 2 ** (attempt - 1)), false);
+      await this.#sleep(Math.min(maxBackoffMs, FIRST_BACKOFF_MS * 2 ** (attempt - 1)));
     }
   }
 

@@ -1,6 +1,7 @@
-// Flipt's audit sinks for Vexil (issue 28): builds the configured sinks and one delivery loop per sink
-// over the changes table. `prepare` runs before the server takes requests (a new sink starts after the
-// newest change, so it must exist before the first write it is to deliver); `start` begins delivering.
+// Flipt's audit sinks for Vexil (issue 28): builds the configured sinks and one delivery per sink over
+// the changes table, each a job of the jobs room (app/jobs/list.ts). `prepare` runs before the server
+// takes requests (a new sink starts after the newest change, so it must exist before the first write it
+// is to deliver); `close` closes the sinks once the jobs have stopped.
 
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -17,10 +18,8 @@ export interface AuditDeliveries {
   readonly sinks: readonly AuditSink[];
   readonly deliveries: readonly SinkDelivery[];
   prepare(): Promise<void>;
-  start(): void;
-  /** A write committed on this instance. */
-  wake(): void;
-  stop(): Promise<void>;
+  /** Closes the sinks (their files); the deliveries have stopped and let their leases go. */
+  close(): Promise<void>;
 }
 
 export interface AuditOptions {
@@ -80,14 +79,8 @@ export function createAuditDeliveries(config: Config['audit'], options: AuditOpt
       for (const sink of sinks) if (sink instanceof LogSink) await sink.open();
       for (const delivery of deliveries) await delivery.prepare();
     },
-    start() {
-      for (const delivery of deliveries) delivery.start();
-    },
-    wake() {
-      for (const delivery of deliveries) delivery.wake();
-    },
-    async stop() {
-      await Promise.allSettled(deliveries.map((d) => d.stop()));
+    async close() {
+      await Promise.allSettled(deliveries.map((d) => d.release()));
       await Promise.allSettled(sinks.map((s) => s.close()));
     },
   };

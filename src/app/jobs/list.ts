@@ -1,0 +1,179 @@
+// The jobs room's list: every background job of an app, with its interval and scope (job.ts), built
+// from the config and the parts build-app.ts made. One scheduler (scheduler.ts) runs them all.
+//
+//   job                       scope                  interval
+//   token_cleanup             one instance (lease)   authentication.methods.token.cleanup.interval
+//   session_cleanup_<method>  one instance (lease)   authentication.methods.<method>.cleanup.interval
+//   changes_retention         one instance (lease)   authentication.methods.token.cleanup.interval
+//   audit_delivery_<sink>     one instance (held)    woken by writes and by the revision poll
+//   revision_poll             every worker process   cache.poll_interval
+//   token_cache_refresh       every worker process   cache.poll_interval
+//   snapshot_eviction         every worker process   cache.memory.eviction_interval
+//   stream_heartbeat          every worker process   ofrep.event_streams.heartbeat_interval
+//
+// Not here: the seed (app/seed.ts) runs once, before the app takes requests, under its own lease, and
+// a bad one stops start-up; timers that belong to one request, stream or retry (a stale snapshot's
+// reload, write timeouts, the drain); gRPC keepalive pings, which grpc-js sends itself; and the check
+// of stream tickets' tokens (services/stream-tickets.ts), which runs only while such streams are open.
+
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { TokenCleanupJob } from '../../auth/cleanup.js';
+import { RevisionPoller } from '../../cache/revision-poller.js';
+import type { SnapshotCache } from '../../cache/snapshot-cache.js';
+import { ms } from '../../config/load.js';
+import type { Config } from '../../config/schema.js';
+import type { SinkDelivery } from '../../features/audit/delivery.js';
+import type { AuthService } from '../../services/auth.js';
+import { newestChangeId } from '../../storage/changes.js';
+import type { Database } from '../../storage/schema.js';
+import { CHANGES_RETENTION_OPERATION, changesRetention, removeExpiredChanges } from '../changes-retention.js';
+import type { EventStreams } from '../event-streams.js';
+import type { Job } from './job.js';
+
+export interface JobParts {
+  config: Config;
+  db: Kysely<Database>;
+  logger: Logger;
+  snapshots: SnapshotCache;
+  auth: AuthService;
+  /** Whether this instance remembers tokens (auth/token-cache.ts), which must then be re-read. */
+  tokensCached: boolean;
+  cleanups: readonly TokenCleanupJob[];
+  deliveries: readonly SinkDelivery[];
+  eventStreams: EventStreams | undefined;
+}
+
+const CLEANUP_NAMES = {
+  METHOD_TOKEN: 'token_cleanup',
+  METHOD_OIDC: 'session_cleanup_oidc',
+  METHOD_GITHUB: 'session_cleanup_github',
+  METHOD_KUBERNETES: 'session_cleanup_kubernetes',
+} as const;
+
+function cleanupJob(cleanup: TokenCleanupJob): Job {
+  const name = CLEANUP_NAMES[cleanup.method as keyof typeof CLEANUP_NAMES] ?? `cleanup_${cleanup.method}`;
+  return {
+    name,
+    scope: 'one instance',
+    intervalMs: cleanup.intervalMs,
+    lease: cleanup.operation,
+    firstRunMs: 0,
+    messages: {
+      failing: 'authentication cleanup failed; retrying later',
+      recovered: 'authentication cleanup recovered',
+    },
+    async run({ now, lease }) {
+      if (lease === undefined) throw new Error(`${name} ran without its lease`);
+      await cleanup.clean(now, lease);
+    },
+  };
+}
+
+function retentionJob(parts: JobParts): Job | undefined {
+  const retentionMs = changesRetention(parts.config);
+  if (retentionMs === 0) return undefined;
+  return {
+    name: 'changes_retention',
+    scope: 'one instance',
+    intervalMs: ms(parts.config.authentication.methods.token.cleanup.interval),
+    lease: CHANGES_RETENTION_OPERATION,
+    firstRunMs: 0,
+    async run({ now }) {
+      await removeExpiredChanges(parts.db, retentionMs, now, parts.logger);
+    },
+  };
+}
+
+/**
+ * A sink's delivery. Local writes wake it, and so does the revision poll when it sees a newer change
+ * (another instance's write): with the poll at least as often as a lease, the job's own look is only a
+ * safety net, once a lease; without it (poll off or slower), the job looks every `pollMs` itself, as
+ * it does while ids below the newest are still awaited. An instance without the lease tries again
+ * every quarter lease.
+ */
+function deliveryJob(delivery: SinkDelivery, fedByPoll: boolean): Job {
+  const ownLookMs = fedByPoll ? delivery.leaseMs : delivery.pollMs;
+  return {
+    name: delivery.operation,
+    scope: 'one instance',
+    intervalMs: ownLookMs,
+    firstRunMs: 0,
+    retryMs: delivery.retryMs,
+    messages: { failing: 'audit delivery failed; retrying', recovered: 'audit delivery recovered' },
+    run: ({ signal }) => delivery.deliver(signal),
+    nextRunMs: (outcome) =>
+      outcome === 'skipped'
+        ? Math.min(delivery.pollMs * 2, delivery.leaseMs / 4)
+        : delivery.watchingGaps
+          ? delivery.pollMs
+          : ownLookMs,
+    stopped: () => delivery.release(),
+  };
+}
+
+/** Every job of the app; `wake` runs a job now (the scheduler's). */
+export function listJobs(parts: JobParts, wake: (job: string) => void): Job[] {
+  const { config, snapshots } = parts;
+  const pollMs = ms(config.cache.poll_interval);
+  const jobs: Job[] = parts.cleanups.map(cleanupJob);
+  const retention = retentionJob(parts);
+  if (retention) jobs.push(retention);
+  const fedByPoll = pollMs > 0 && parts.deliveries.every((d) => pollMs <= d.leaseMs);
+  for (const delivery of parts.deliveries) jobs.push(deliveryJob(delivery, fedByPoll));
+  if (pollMs > 0) {
+    const poller = new RevisionPoller(
+      snapshots,
+      parts.deliveries.length > 0 ? { alsoPoll: changeFeed(parts, wake) } : {},
+    );
+    jobs.push({
+      name: 'revision_poll',
+      scope: 'every worker process',
+      intervalMs: pollMs,
+      messages: { failing: 'revision poll failed; serving held snapshots', recovered: 'revision poll recovered' },
+      run: () => poller.pollOnce(),
+    });
+    if (parts.tokensCached) {
+      jobs.push({
+        name: 'token_cache_refresh',
+        scope: 'every worker process',
+        intervalMs: pollMs,
+        run: () => parts.auth.refreshCachedTokens(),
+      });
+    }
+    const maxIdleMs = ms(config.cache.ttl);
+    if (maxIdleMs > 0) {
+      const evictionMs = ms(config.cache.memory.eviction_interval);
+      jobs.push({
+        name: 'snapshot_eviction',
+        scope: 'every worker process',
+        intervalMs: evictionMs > 0 ? evictionMs : pollMs,
+        run: () => snapshots.evictIdle(maxIdleMs),
+      });
+    }
+  }
+  const streams = parts.eventStreams;
+  if (streams !== undefined && streams.heartbeatMs > 0) {
+    jobs.push({
+      name: 'stream_heartbeat',
+      scope: 'every worker process',
+      intervalMs: streams.heartbeatMs,
+      run: () => streams.hub.heartbeat(),
+    });
+  }
+  return jobs;
+}
+
+/**
+ * What the revision poll reads along for audit delivery: the newest change's id, one index read. A
+ * newer one than last time wakes the deliveries this instance holds the lease of.
+ */
+export function changeFeed(parts: Pick<JobParts, 'db' | 'deliveries'>, wake: (job: string) => void) {
+  let newest: number | undefined;
+  return async (): Promise<void> => {
+    const id = await newestChangeId(parts.db);
+    if (newest !== undefined && id <= newest) return;
+    newest = id;
+    for (const delivery of parts.deliveries) if (delivery.holding) wake(delivery.operation);
+  };
+}
