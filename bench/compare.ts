@@ -116,9 +116,12 @@ function checkout(commit: string, tree: string): void {
 
 async function build(label: string, root: string, home: string): Promise<Build> {
   const main = compileServer(join(home, 'dist'), root);
-  // Each build runs with its own Node options, as its program would.
-  const flagsModule = join(home, 'dist', 'runtime', 'runtime-flags.js');
-  const flags = existsSync(flagsModule)
+  // Each build runs with its own Node options, as its program would. Builds before 52c5c66 kept them
+  // at src/runtime-flags.ts: without this second place, such a ref ran on Node's defaults.
+  const flagsModule = [join(home, 'dist', 'runtime', 'runtime-flags.js'), join(home, 'dist', 'runtime-flags.js')].find(
+    (file) => existsSync(file),
+  );
+  const flags = flagsModule
     ? ((await import(pathToFileURL(flagsModule).href)) as {
         NODE_FLAGS?: readonly string[];
         NODE_ENVIRONMENT?: Readonly<Record<string, string>>;

@@ -1,0 +1,32 @@
+#!/bin/bash
+# count.sh SCENARIO NAME... [WARM=20000 N=3000 in the environment]: for each prepared build (prepare.sh),
+# at once, a fresh server under callgrind: WARM requests of SCENARIO (boolean, variant, batch, ofrep)
+# uncounted, then N counted; prints instructions per request (summary.py). Slow: minutes per build.
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=${CALLGRIND_DIR:-/dev/shm/vexil-callgrind}; S=$1; shift
+WARM=${WARM:-20000}; N=${N:-3000}
+declare -A P=([boolean]=/evaluate/v1/boolean [variant]=/evaluate/v1/variant [batch]=/evaluate/v1/batch [ofrep]=/ofrep/v1/evaluate/flags)
+one() {
+  local B=$ROOT/$1 OUT=$ROOT/count-$S-$1 PORT=$((21000 + RANDOM % 2000))
+  rm -rf "$OUT"; mkdir -p "$OUT"; cp "$B/bench.db" "$OUT/db.sqlite"
+  # Timers are left out (their cost is per second); optimization runs on the main thread, to be subtracted.
+  env MALLOC_ARENA_MAX=2 VEXIL_DB_URL=file:$OUT/db.sqlite VEXIL_SERVER_HOST=127.0.0.1 VEXIL_SERVER_HTTP_PORT=$PORT \
+    VEXIL_SERVER_GRPC_PORT=$((PORT + 3000)) VEXIL_LOG_LEVEL=warn NODE_ENV=production \
+    valgrind --tool=callgrind --instr-atstart=no --toggle-collect=uv__io_poll --separate-threads=yes \
+    --callgrind-out-file="$OUT/callgrind.out.%p" \
+    node --max-semi-space-size=8 --no-concurrent-recompilation "$B/home/dist/main.js" serve > "$OUT/server.log" 2>&1 &
+  local VG=$!
+  for _ in $(seq 600); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.5; done
+  # As bench/compare.ts: one evaluation and one management read first (ADR 0009).
+  curl -sf -XPOST "http://127.0.0.1:$PORT/evaluate/v1/boolean" -d @"$B/boolean.json" >/dev/null
+  curl -sf "http://127.0.0.1:$PORT/api/v1/namespaces/default/flags?limit=5" >/dev/null
+  node "$HERE/drive.mjs" $PORT "${P[$S]}" "$B/$S.json" "$WARM" 8
+  callgrind_control -i on $VG >/dev/null
+  node "$HERE/drive.mjs" $PORT "${P[$S]}" "$B/$S.json" "$N" 8
+  # --dump=NAME: `-d NAME` did not dump names with a digit first or a hyphen.
+  callgrind_control --dump=counted_$S $VG >/dev/null
+  kill $VG; wait $VG
+}
+for b in "$@"; do one "$b" & done
+wait
+python3 "$HERE/summary.py" "$N" $(for b in "$@"; do echo "$ROOT/count-$S-$b"; done)
