@@ -163,7 +163,7 @@ async function insertContent(
   const flagBase = Math.max(now - content.flags.length, (await latest(tx, 'flags', namespaceKey)) + 1);
 
   const segments = content.segments.map((s, i) => ({ s, at: new Date(segmentBase + i) }));
-  await bulk('segments', await rowsInTurns(segments, ({ s, at }) => segmentRow(namespaceKey, s, at)));
+  await bulk('segments', await rowsInTurns(segments, ({ s, at }) => segmentRow(namespaceKey, s.key, s, at)));
   await bulk(
     'constraints',
     await rowsInTurns(segments, ({ s, at }) =>

@@ -1,17 +1,25 @@
-// A namespace's content as an export document holds it (domain/namespace-content.ts), made from the
-// same read the snapshot cache compiles (namespace-reader.ts): variants named by key instead of id,
-// no ids or timestamps.
+// A namespace's content as an export document holds it (domain/namespace-content.ts), read by the
+// namespace reader the snapshot cache uses, in the content's shape: variants named by key instead of
+// id, no ids or timestamps.
 
 import type { Kysely } from 'kysely';
 import type {
+  ConstraintContent,
   DistributionContent,
   FlagContent,
   NamespaceContent,
   RolloutContent,
+  RuleContent,
+  SegmentContent,
+  VariantContent,
 } from '../domain/namespace-content.js';
-import type { FlagSource } from '../evaluation/source.js';
+import { flagTypeOf, metadataOf } from './codecs/flags.js';
+import { percentageOf, rankOf, segmentOperatorOf } from './codecs/rules.js';
+import { comparisonTypeOf, segmentToFill } from './codecs/segments.js';
+import { attachmentOf } from './codecs/variants.js';
 import type { DialectName } from './db.js';
-import { type NamespaceDetails, type NamespaceRead, readNamespace, readNamespaceIn } from './namespace-reader.js';
+import { type NamespaceRead, type NamespaceShape, readNamespace, readNamespaceIn } from './namespace-reader.js';
+import { toBool } from './rows.js';
 import type { Database } from './schema.js';
 import type { Tx } from './transaction.js';
 
@@ -21,74 +29,67 @@ export async function readContent(
   dialect: DialectName,
   namespaceKey: string,
 ): Promise<NamespaceContent | undefined> {
-  const read = await readNamespace(db, dialect, namespaceKey, { details: true });
-  return read && contentOf(read);
+  return contentOf(await readNamespace(db, dialect, namespaceKey, CONTENT_SHAPE));
 }
 
 /** The same, inside a transaction the caller already holds. */
 export async function readContentIn(tx: Tx, namespaceKey: string): Promise<NamespaceContent | undefined> {
-  const read = await readNamespaceIn(tx, namespaceKey, { details: true });
-  return read && contentOf(read);
+  return contentOf(await readNamespaceIn(tx, namespaceKey, CONTENT_SHAPE));
 }
 
-function contentOf({ namespace, source, details }: NamespaceRead): NamespaceContent {
-  if (details === undefined) throw new Error('a namespace read for its content must include its details');
-  // Of every flag: a distribution may name another flag's variant (Flipt does not check they belong
-  // together), and such a variant is still written by its key.
-  const variantKeyById = new Map<string, string>();
-  for (const flag of source.flags) for (const v of flag.variants) variantKeyById.set(v.id, v.key);
-  return {
-    namespace,
-    flags: source.flags.map((flag) => flagContentOf(flag, details, variantKeyById)),
-    segments: source.segments.map((s) => ({
-      key: s.key,
-      name: s.name,
-      description: s.description,
-      matchType: s.matchType,
-      constraints: s.constraints.map((c) => ({
-        type: c.type,
-        property: c.property,
-        operator: c.operator,
-        value: c.value,
-        description: c.description,
-      })),
-    })),
-  };
+function contentOf(read: NamespaceRead<SegmentContent, FlagContent> | undefined): NamespaceContent | undefined {
+  return read && { namespace: read.namespace, flags: read.flags, segments: read.segments };
 }
 
-function flagContentOf(flag: FlagSource, details: NamespaceDetails, variantKeyById: Map<string, string>): FlagContent {
-  const content: FlagContent = {
-    key: flag.key,
-    name: flag.name,
-    description: flag.description,
-    enabled: flag.enabled,
-    type: flag.type,
-    variants: flag.variants.map((v) => {
-      const named = details.variants.get(v.id);
-      return { key: v.key, name: named?.name ?? '', description: named?.description ?? '', attachment: v.attachment };
-    }),
-    rules: flag.rules.map((r) => ({
-      rank: r.rank,
-      segmentKeys: r.segmentKeys,
-      segmentOperator: r.segmentOperator,
-      distributions: r.distributions.flatMap((d): DistributionContent[] => {
-        const variantKey = variantKeyById.get(d.variantId);
-        // A variant outside the namespace has no key to be written by: the distribution is left out.
-        return variantKey === undefined ? [] : [{ variantKey, rollout: d.rollout }];
-      }),
-    })),
-    rollouts: flag.rollouts.map((r) => {
-      const rollout: RolloutContent = { rank: r.rank, description: r.description };
-      if (r.threshold) rollout.threshold = r.threshold;
-      if (r.segment) rollout.segment = r.segment;
-      return rollout;
-    }),
-  };
-  const metadata = details.flagMetadata.get(flag.key);
-  if (metadata) content.metadata = metadata;
-  // Only one of the flag's own variants is written as its default: a document names it by key.
-  if (flag.defaultVariant && flag.variants.includes(flag.defaultVariant)) {
-    content.defaultVariantKey = flag.defaultVariant.key;
-  }
-  return content;
-}
+const CONTENT_SHAPE: NamespaceShape<
+  SegmentContent,
+  ConstraintContent,
+  VariantContent,
+  FlagContent,
+  RuleContent,
+  DistributionContent,
+  RolloutContent
+> = {
+  details: true,
+  segment: segmentToFill,
+  constraint: (c) => ({
+    type: comparisonTypeOf(c.type),
+    property: c.property,
+    operator: c.operator,
+    value: c.value,
+    description: c.description ?? '',
+  }),
+  variant: (v) => ({
+    key: v.key,
+    name: v.name ?? '',
+    description: v.description ?? '',
+    attachment: attachmentOf(v.attachment),
+  }),
+  flag: (f, variants, defaultVariant) => {
+    const flag: FlagContent = {
+      key: f.key,
+      name: f.name,
+      description: f.description,
+      enabled: toBool(f.enabled),
+      type: flagTypeOf(f.type),
+      variants,
+      rules: [],
+      rollouts: [],
+    };
+    const metadata = metadataOf(f.metadata ?? null);
+    if (metadata) flag.metadata = metadata;
+    // A document names its default variant by key, so only one of the flag's own can be written.
+    if (defaultVariant && variants.includes(defaultVariant)) flag.defaultVariantKey = defaultVariant.key;
+    return flag;
+  },
+  rule: (r) => ({
+    rank: rankOf(r.rank),
+    segmentKeys: [],
+    segmentOperator: segmentOperatorOf(r.segment_operator),
+    distributions: [],
+  }),
+  // A distribution naming no variant of the namespace has no key to be written by: it is left out.
+  distribution: (d, variant) =>
+    variant === undefined ? undefined : { variantKey: variant.key, rollout: percentageOf(d.rollout) },
+  rollout: (r) => ({ rank: rankOf(r.rank), description: r.description }),
+};

@@ -1,49 +1,94 @@
 // The one reader of a namespace's content: every table of one namespace read in one consistent
-// transaction, a fixed number of queries whatever its size. The snapshot cache compiles what it reads
-// (a NamespaceSource); an export asks for the details a source leaves out (variant names and
-// descriptions, flag metadata) and turns the same read into a document (namespace-content.ts).
+// transaction, a fixed number of queries whatever its size. What the rows become is the caller's
+// shape: the snapshot cache's source (evaluation-source.ts) or an export's content
+// (namespace-content.ts). The reader owns the queries, their order and the joining of child rows to
+// their parents; a shape only builds each object, through the table codecs, so neither caller builds
+// objects it then throws away.
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { NamespaceInfo } from '../domain/namespace-content.js';
-import type { RolloutSegment } from '../domain/types.js';
-import type {
-  FlagSource,
-  NamespaceSource,
-  RolloutSource,
-  RuleSource,
-  SegmentSource,
-  VariantSource,
-} from '../evaluation/source.js';
-import { flagFieldsOf, metadataOf } from './codecs/flags.js';
-import { rolloutSegmentOf, rolloutTypeOf, thresholdOf } from './codecs/rollouts.js';
-import { rankOf, rolloutOf, segmentOperatorOf } from './codecs/rules.js';
-import { constraintFieldsOf, segmentFieldsOf } from './codecs/segments.js';
-import { attachmentOf } from './codecs/variants.js';
+import type { RolloutSegment, RolloutThreshold } from '../domain/types.js';
+import { rolloutSegmentOf, thresholdOf } from './codecs/rollouts.js';
 import { DIALECT_CAPABILITIES, type DialectName } from './db.js';
-import { revisionTag } from './revision-tag.js';
-import { toDate } from './rows.js';
-import type { Database } from './schema.js';
+import type {
+  ConstraintsTable,
+  Database,
+  DistributionsTable,
+  FlagsTable,
+  RolloutsTable,
+  RulesTable,
+  SegmentsTable,
+  VariantsTable,
+} from './schema.js';
 import { inTransaction, type Tx } from './transaction.js';
 
-/** What an export shows beyond a source; read only when asked. */
-export interface NamespaceDetails {
-  /** Name and description of each variant, by variant id. */
-  variants: Map<string, { name: string; description: string }>;
-  /** Each flag's stored metadata, by flag key (flags without any are absent). */
-  flagMetadata: Map<string, Record<string, unknown>>;
+export type SegmentRow = Pick<Selectable<SegmentsTable>, 'key' | 'name' | 'description' | 'match_type'>;
+export type ConstraintRow = Pick<
+  Selectable<ConstraintsTable>,
+  'id' | 'type' | 'property' | 'operator' | 'value' | 'description'
+>;
+/** Name and description only when the shape asks for them (`details`). */
+export type VariantRow = Pick<Selectable<VariantsTable>, 'id' | 'key' | 'attachment'> &
+  Partial<Pick<Selectable<VariantsTable>, 'name' | 'description'>>;
+/** Metadata only when the shape asks for it (`details`). */
+export type FlagRow = Pick<
+  Selectable<FlagsTable>,
+  'key' | 'name' | 'description' | 'enabled' | 'type' | 'created_at' | 'updated_at'
+> &
+  Partial<Pick<Selectable<FlagsTable>, 'metadata'>>;
+export type RuleRow = Pick<Selectable<RulesTable>, 'id' | 'rank' | 'segment_operator'>;
+export type DistributionRow = Pick<Selectable<DistributionsTable>, 'id' | 'rollout'>;
+export type RolloutRow = Pick<Selectable<RolloutsTable>, 'id' | 'type' | 'description' | 'rank'>;
+
+/** The parts of the objects the reader joins child rows into. */
+interface SegmentLike<C> {
+  constraints: C[];
+}
+interface RuleLike<D> {
+  segmentKeys: string[];
+  distributions: D[];
+}
+interface RolloutLike {
+  threshold?: RolloutThreshold;
+  segment?: RolloutSegment;
+}
+interface FlagLike<R, O> {
+  rules: R[];
+  rollouts: O[];
 }
 
-export interface NamespaceRead {
-  namespace: NamespaceInfo;
-  source: NamespaceSource;
-  /** Present when the read asked for details. */
-  details?: NamespaceDetails;
-}
-
-export interface ReadOptions {
-  /** Also read what an export needs beyond a source (NamespaceDetails). */
+/** How rows become objects: one shape for the snapshot's source, one for an export's content. */
+export interface NamespaceShape<
+  S extends SegmentLike<C>,
+  C,
+  V,
+  F extends FlagLike<R, O>,
+  R extends RuleLike<D>,
+  D,
+  O extends RolloutLike,
+> {
+  /** Also read variant names and descriptions and flag metadata. */
   details: boolean;
+  segment(row: SegmentRow): S;
+  constraint(row: ConstraintRow): C;
+  variant(row: VariantRow): V;
+  /** `defaultVariant`: the variant the row names, of any flag of the namespace. */
+  flag(row: FlagRow, variants: V[], defaultVariant: V | undefined): F;
+  rule(row: RuleRow): R;
+  /** `variant`: the one the row names, if it is of the namespace; undefined leaves the row out. */
+  distribution(row: DistributionRow & { variant_id: string }, variant: V | undefined): D | undefined;
+  rollout(row: RolloutRow): O;
+}
+
+export interface NamespaceRead<S, F> {
+  namespace: NamespaceInfo;
+  /** The namespace's revision tag parts (revision-tag.ts). */
+  revision: number | string;
+  createdAt: Date | string;
+  /** In creation order. */
+  flags: F[];
+  segments: S[];
 }
 
 /**
@@ -52,17 +97,31 @@ export interface ReadOptions {
  * default; a read there may meet a retryable conflict, hence inTransaction); SQLite serialises on its
  * single connection.
  */
-export function readNamespace(
+export function readNamespace<
+  S extends SegmentLike<C>,
+  C,
+  V,
+  F extends FlagLike<R, O>,
+  R extends RuleLike<D>,
+  D,
+  O extends RolloutLike,
+>(
   db: Kysely<Database>,
   dialect: DialectName,
   namespaceKey: string,
-  options: ReadOptions,
-): Promise<NamespaceRead | undefined> {
+  shape: NamespaceShape<S, C, V, F, R, D, O>,
+): Promise<NamespaceRead<S, F> | undefined> {
   const isolation = DIALECT_CAPABILITIES[dialect].consistentReadIsolation;
-  return inTransaction(db, (t) => readNamespaceIn(t, namespaceKey, options), isolation ? { isolation } : {});
+  return inTransaction(db, (t) => readNamespaceIn(t, namespaceKey, shape), isolation ? { isolation } : {});
 }
 
-/** A flag's columns in every read; an export adds its metadata. */
+/** Runs the query after the event loop has had a turn (see readNamespaceIn). */
+async function inTurn<Row>(query: { execute(): Promise<Row[]> }): Promise<Row[]> {
+  await nextTurn();
+  return query.execute();
+}
+
+const VARIANT_COLUMNS = ['id', 'flag_key', 'key', 'attachment'] as const;
 const FLAG_COLUMNS = [
   'key',
   'name',
@@ -74,12 +133,6 @@ const FLAG_COLUMNS = [
   'updated_at',
 ] as const;
 
-/** Runs the query after the event loop has had a turn (see readNamespaceIn). */
-async function inTurn<Row>(query: { execute(): Promise<Row[]> }): Promise<Row[]> {
-  await nextTurn();
-  return query.execute();
-}
-
 /**
  * The same inside a transaction the caller holds.
  *
@@ -87,29 +140,30 @@ async function inTurn<Row>(query: { execute(): Promise<Row[]> }): Promise<Row[]>
  * query starts, so no row outlives its own query. With 10,000 flags the rows are tens of megabytes:
  * read all at once they lived long enough to be promoted to V8's old generation, and the process kept
  * that memory after the load (ADR 0012). One table at a time, they die young. Only the columns the
- * result needs are read, for the same reason.
+ * shape needs are read, for the same reason.
  * Before each table the event loop gets a turn (inTurn). SQLite's driver answers synchronously:
  * without the pauses, a 10,000-flag load (0.4–0.7 s on a slow machine) held the loop from the first
  * query to the last, and /health and every other namespace's evaluations waited (ADR 0013). On
  * PostgreSQL and MySQL the queries wait on the network anyway, and a pause costs one loop turn.
  */
-export async function readNamespaceIn(
-  t: Tx,
-  namespaceKey: string,
-  options: ReadOptions,
-): Promise<NamespaceRead | undefined> {
+export async function readNamespaceIn<
+  S extends SegmentLike<C>,
+  C,
+  V,
+  F extends FlagLike<R, O>,
+  R extends RuleLike<D>,
+  D,
+  O extends RolloutLike,
+>(t: Tx, namespaceKey: string, shape: NamespaceShape<S, C, V, F, R, D, O>): Promise<NamespaceRead<S, F> | undefined> {
   const ns = await t
     .selectFrom('namespaces')
     .select(['key', 'name', 'description', 'revision', 'created_at'])
     .where('key', '=', namespaceKey)
     .executeTakeFirst();
   if (!ns) return undefined;
-  const details: NamespaceDetails | undefined = options.details
-    ? { variants: new Map(), flagMetadata: new Map() }
-    : undefined;
 
-  const segments: SegmentSource[] = [];
-  const segmentByKey = new Map<string, SegmentSource>();
+  const segments: S[] = [];
+  const segmentByKey = new Map<string, S>();
   for (const s of await inTurn(
     t
       .selectFrom('segments')
@@ -118,7 +172,7 @@ export async function readNamespaceIn(
       .orderBy('created_at')
       .orderBy('key'),
   )) {
-    const segment: SegmentSource = { ...segmentFieldsOf(s), constraints: [] };
+    const segment = shape.segment(s);
     segments.push(segment);
     // The first of a duplicated key collects the constraints, as the grouping by key did.
     if (!segmentByKey.has(s.key)) segmentByKey.set(s.key, segment);
@@ -131,62 +185,45 @@ export async function readNamespaceIn(
       .orderBy('created_at')
       .orderBy('id'),
   )) {
-    segmentByKey.get(c.segment_key)?.constraints.push({ id: c.id, ...constraintFieldsOf(c) });
+    segmentByKey.get(c.segment_key)?.constraints.push(shape.constraint(c));
   }
 
   // Variants before flags: a flag's default variant is one of them.
-  const variantById = new Map<string, VariantSource>();
-  const variantsByFlag = new Map<string, VariantSource[]>();
-  const variantColumns = details
-    ? (['id', 'flag_key', 'key', 'attachment', 'name', 'description'] as const)
-    : (['id', 'flag_key', 'key', 'attachment'] as const);
+  const variantById = new Map<string, V>();
+  const variantsByFlag = new Map<string, V[]>();
   for (const v of await inTurn(
     t
       .selectFrom('variants')
-      .select(variantColumns)
+      .select(shape.details ? [...VARIANT_COLUMNS, 'name', 'description'] : VARIANT_COLUMNS)
       .where('namespace_key', '=', namespaceKey)
       .orderBy('created_at')
       .orderBy('id'),
   )) {
-    const variant: VariantSource = { id: v.id, key: v.key, attachment: attachmentOf(v.attachment) };
+    const variant = shape.variant(v);
     variantById.set(v.id, variant);
     const list = variantsByFlag.get(v.flag_key);
     if (list) list.push(variant);
     else variantsByFlag.set(v.flag_key, [variant]);
-    if (details && 'name' in v) details.variants.set(v.id, { name: v.name, description: v.description });
   }
 
-  const flags: FlagSource[] = [];
-  const flagByKey = new Map<string, FlagSource>();
-  const flagColumns = details ? ([...FLAG_COLUMNS, 'metadata'] as const) : FLAG_COLUMNS;
+  const flags: F[] = [];
+  const flagByKey = new Map<string, F>();
   for (const f of await inTurn(
     t
       .selectFrom('flags')
-      .select(flagColumns)
+      .select(shape.details ? [...FLAG_COLUMNS, 'metadata'] : FLAG_COLUMNS)
       .where('namespace_key', '=', namespaceKey)
       .orderBy('created_at')
       .orderBy('key'),
   )) {
     const defaultVariant = f.default_variant_id ? variantById.get(f.default_variant_id) : undefined;
-    const flag: FlagSource = {
-      ...flagFieldsOf(f),
-      createdAt: toDate(f.created_at).toISOString(),
-      updatedAt: toDate(f.updated_at).toISOString(),
-      ...(defaultVariant ? { defaultVariant } : {}),
-      variants: variantsByFlag.get(f.key) ?? [],
-      rules: [],
-      rollouts: [],
-    };
+    const flag = shape.flag(f, variantsByFlag.get(f.key) ?? [], defaultVariant);
     flags.push(flag);
     if (!flagByKey.has(f.key)) flagByKey.set(f.key, flag);
-    if (details && 'metadata' in f) {
-      const metadata = metadataOf(f.metadata);
-      if (metadata) details.flagMetadata.set(f.key, metadata);
-    }
   }
 
   // Equal ranks keep creation order, then id order: the order the management API lists them in.
-  const ruleById = new Map<string, RuleSource>();
+  const ruleById = new Map<string, R>();
   for (const r of await inTurn(
     t
       .selectFrom('rules')
@@ -198,13 +235,7 @@ export async function readNamespaceIn(
   )) {
     const flag = flagByKey.get(r.flag_key);
     if (flag === undefined) continue;
-    const rule: RuleSource = {
-      id: r.id,
-      rank: rankOf(r.rank),
-      segmentKeys: [],
-      segmentOperator: segmentOperatorOf(r.segment_operator),
-      distributions: [],
-    };
+    const rule = shape.rule(r);
     flag.rules.push(rule);
     ruleById.set(r.id, rule);
   }
@@ -226,15 +257,13 @@ export async function readNamespaceIn(
       .orderBy('distributions.created_at')
       .orderBy('distributions.id'),
   )) {
-    ruleById.get(d.rule_id)?.distributions.push({
-      id: d.id,
-      // The variant's own id string, so the source holds one copy of it instead of two.
-      variantId: variantById.get(d.variant_id)?.id ?? d.variant_id,
-      rollout: rolloutOf(d.rollout),
-    });
+    const rule = ruleById.get(d.rule_id);
+    if (rule === undefined) continue;
+    const distribution = shape.distribution(d, variantById.get(d.variant_id));
+    if (distribution !== undefined) rule.distributions.push(distribution);
   }
 
-  const rolloutById = new Map<string, RolloutSource>();
+  const rolloutById = new Map<string, O>();
   for (const r of await inTurn(
     t
       .selectFrom('rollouts')
@@ -246,12 +275,7 @@ export async function readNamespaceIn(
   )) {
     const flag = flagByKey.get(r.flag_key);
     if (flag === undefined) continue;
-    const rollout: RolloutSource = {
-      id: r.id,
-      rank: rankOf(r.rank),
-      type: rolloutTypeOf(r.type),
-      description: r.description,
-    };
+    const rollout = shape.rollout(r);
     flag.rollouts.push(rollout);
     rolloutById.set(r.id, rollout);
   }
@@ -295,12 +319,11 @@ export async function readNamespaceIn(
     segmentByRow.get(ref.rollout_segment_id)?.segmentKeys.push(ref.segment_key);
   }
 
-  const source: NamespaceSource = {
-    namespaceKey,
-    revision: revisionTag(ns.created_at, ns.revision),
+  return {
+    namespace: { key: ns.key, name: ns.name, description: ns.description },
+    revision: ns.revision,
+    createdAt: ns.created_at,
     flags,
     segments,
   };
-  const namespace = { key: ns.key, name: ns.name, description: ns.description };
-  return details ? { namespace, source, details } : { namespace, source };
 }

@@ -2,8 +2,8 @@
 // of the table goes through it, so the type's integer and the metadata's text are read one way.
 
 import type { Insertable, Selectable } from 'kysely';
-import { FLAG_TYPES, type FlagType } from '../../domain/types.js';
-import { enumIndex, enumName, toBool } from '../rows.js';
+import { FLAG_TYPES, type Flag, type FlagType, type Variant } from '../../domain/types.js';
+import { enumIndex, enumName, toBool, toDate } from '../rows.js';
 import type { FlagsTable } from '../schema.js';
 
 export function flagTypeOf(value: number | string): FlagType {
@@ -34,9 +34,6 @@ export function metadataColumn(metadata: Record<string, unknown> | undefined): s
   return metadata !== undefined && Object.keys(metadata).length > 0 ? JSON.stringify(metadata) : null;
 }
 
-/** The columns every reader of a flag's own fields selects. */
-export type FlagFieldsRow = Pick<Selectable<FlagsTable>, 'key' | 'name' | 'description' | 'enabled' | 'type'>;
-
 export interface FlagFields {
   key: string;
   name: string;
@@ -45,14 +42,22 @@ export interface FlagFields {
   type: FlagType;
 }
 
-export function flagFieldsOf(row: FlagFieldsRow): FlagFields {
-  return {
+export function flagOf(row: Selectable<FlagsTable>, variants: Variant[], defaultVariant: Variant | undefined): Flag {
+  const flag: Flag = {
     key: row.key,
     name: row.name,
     description: row.description,
     enabled: toBool(row.enabled),
+    namespaceKey: row.namespace_key,
     type: flagTypeOf(row.type),
+    variants,
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
   };
+  if (defaultVariant) flag.defaultVariant = defaultVariant;
+  const metadata = metadataOf(row.metadata);
+  if (metadata) flag.metadata = metadata;
+  return flag;
 }
 
 /**

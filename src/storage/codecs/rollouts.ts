@@ -2,30 +2,50 @@
 // (rollout_segments, with one rollout_segment_references row per segment, in the order given).
 
 import type { Insertable, Selectable } from 'kysely';
-import { ROLLOUT_TYPES, type RolloutSegment, type RolloutThreshold, type RolloutType } from '../../domain/types.js';
-import { enumIndex, enumName, toBool } from '../rows.js';
+import {
+  ROLLOUT_TYPES,
+  type Rollout,
+  type RolloutSegment,
+  type RolloutThreshold,
+  type RolloutType,
+} from '../../domain/types.js';
+import { enumIndex, enumName, toBool, toDate } from '../rows.js';
 import type {
   RolloutSegmentReferencesTable,
   RolloutSegmentsTable,
   RolloutsTable,
   RolloutThresholdsTable,
 } from '../schema.js';
-import { segmentOperatorColumn, segmentOperatorOf } from './rules.js';
+import { percentageOf, rankOf, segmentOperatorColumn, segmentOperatorOf } from './rules.js';
 
 export function rolloutTypeOf(value: number | string): RolloutType {
   return enumName(ROLLOUT_TYPES, value);
 }
 
 /** A rollout's type follows from its rule: a segment match or else a threshold. */
-export function rolloutTypeFor(rule: { segment?: RolloutSegment }): RolloutType {
+export function rolloutTypeFor(rule: { segment?: RolloutSegment | undefined }): RolloutType {
   return rule.segment ? 'SEGMENT_ROLLOUT_TYPE' : 'THRESHOLD_ROLLOUT_TYPE';
+}
+
+/** The rollout without its rule (threshold or segment match), which comes from its own tables. */
+export function rolloutOf(row: Selectable<RolloutsTable>): Rollout {
+  return {
+    id: row.id,
+    namespaceKey: row.namespace_key,
+    flagKey: row.flag_key,
+    type: rolloutTypeOf(row.type),
+    rank: rankOf(row.rank),
+    description: row.description,
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+  };
 }
 
 export function rolloutRow(
   id: string,
   namespaceKey: string,
   flagKey: string,
-  r: { rank: number; description: string; segment?: RolloutSegment },
+  r: { rank: number; description: string; segment?: RolloutSegment | undefined },
   createdAt: Date,
   updatedAt: Date = createdAt,
 ): Insertable<RolloutsTable> {
@@ -42,7 +62,7 @@ export function rolloutRow(
 }
 
 export function thresholdOf(row: Pick<Selectable<RolloutThresholdsTable>, 'percentage' | 'value'>): RolloutThreshold {
-  return { percentage: Number(row.percentage), value: toBool(row.value) };
+  return { percentage: percentageOf(row.percentage), value: toBool(row.value) };
 }
 
 export function thresholdRow(

@@ -2,7 +2,7 @@
 // given) and distributions (how its matches split between variants).
 
 import type { Insertable, Selectable } from 'kysely';
-import { type Distribution, SEGMENT_OPERATORS, type SegmentOperator } from '../../domain/types.js';
+import { type Distribution, type Rule, SEGMENT_OPERATORS, type SegmentOperator } from '../../domain/types.js';
 import { enumIndex, enumName, toDate } from '../rows.js';
 import type { DistributionsTable, RuleSegmentsTable, RulesTable } from '../schema.js';
 
@@ -18,6 +18,20 @@ export function segmentOperatorColumn(operator: SegmentOperator): number {
 /** Numeric columns are read through Number, whatever JavaScript type a driver hands back. */
 export function rankOf(value: number | string): number {
   return Number(value);
+}
+
+export function ruleOf(row: Selectable<RulesTable>, segmentKeys: string[], distributions: Distribution[]): Rule {
+  return {
+    id: row.id,
+    flagKey: row.flag_key,
+    namespaceKey: row.namespace_key,
+    rank: rankOf(row.rank),
+    segmentKeys,
+    segmentOperator: segmentOperatorOf(row.segment_operator),
+    distributions,
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+  };
 }
 
 export function ruleRow(
@@ -53,8 +67,8 @@ export function ruleSegmentRows(
   }));
 }
 
-/** A distribution's float32 percentage. */
-export function rolloutOf(value: number | string): number {
+/** A float32 percentage: a distribution's rollout, a threshold's percentage. */
+export function percentageOf(value: number | string): number {
   return Number(value);
 }
 
@@ -63,7 +77,7 @@ export function distributionOf(row: Selectable<DistributionsTable>): Distributio
     id: row.id,
     ruleId: row.rule_id,
     variantId: row.variant_id,
-    rollout: rolloutOf(row.rollout),
+    rollout: percentageOf(row.rollout),
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
   };

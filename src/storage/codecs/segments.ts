@@ -29,15 +29,29 @@ export function comparisonTypeColumn(type: ComparisonType): number {
   return enumIndex(COMPARISON_TYPES, type);
 }
 
-export function segmentFieldsOf(
-  row: Pick<SegmentsTable, 'key' | 'name' | 'description' | 'match_type'>,
-): SegmentFields & { key: string } {
-  return { key: row.key, name: row.name, description: row.description, matchType: matchTypeOf(row.match_type) };
+/** A segment of a whole-namespace read: its constraints are joined in afterwards. */
+export function segmentToFill<C>(row: Pick<SegmentsTable, 'key' | 'name' | 'description' | 'match_type'>): {
+  key: string;
+  name: string;
+  description: string;
+  matchType: MatchType;
+  constraints: C[];
+} {
+  return {
+    key: row.key,
+    name: row.name,
+    description: row.description,
+    matchType: matchTypeOf(row.match_type),
+    constraints: [],
+  };
 }
 
 export function segmentOf(row: Selectable<SegmentsTable>, constraints: Constraint[]): Segment {
   return {
-    ...segmentFieldsOf(row),
+    key: row.key,
+    name: row.name,
+    description: row.description,
+    matchType: matchTypeOf(row.match_type),
     namespaceKey: row.namespace_key,
     constraints,
     createdAt: toDate(row.created_at),
@@ -52,13 +66,14 @@ export function segmentFieldColumns(s: SegmentFields) {
 
 export function segmentRow(
   namespaceKey: string,
-  s: SegmentFields & { key: string },
+  key: string,
+  s: SegmentFields,
   createdAt: Date,
   updatedAt: Date = createdAt,
 ): Insertable<SegmentsTable> {
   return {
     namespace_key: namespaceKey,
-    key: s.key,
+    key,
     name: s.name,
     description: s.description,
     match_type: matchTypeColumn(s.matchType),
@@ -67,24 +82,16 @@ export function segmentRow(
   };
 }
 
-export function constraintFieldsOf(
-  row: Pick<ConstraintsTable, 'type' | 'property' | 'operator' | 'value' | 'description'>,
-): ConstraintFields {
-  return {
-    type: comparisonTypeOf(row.type),
-    property: row.property,
-    operator: row.operator,
-    value: row.value,
-    description: row.description ?? '',
-  };
-}
-
 export function constraintOf(row: Selectable<ConstraintsTable>): Constraint {
   return {
     id: row.id,
     segmentKey: row.segment_key,
     namespaceKey: row.namespace_key,
-    ...constraintFieldsOf(row),
+    type: comparisonTypeOf(row.type),
+    property: row.property,
+    operator: row.operator,
+    value: row.value,
+    description: row.description ?? '',
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
   };
