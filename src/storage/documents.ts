@@ -6,20 +6,19 @@
 import { randomBytes } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type Kysely, sql } from 'kysely';
-import type { FlagContent, NamespaceContent, RolloutContent, SegmentContent } from '../domain/namespace-content.js';
-import {
-  COMPARISON_TYPES,
-  DEFAULT_NAMESPACE,
-  FLAG_TYPES,
-  MATCH_TYPES,
-  type RolloutSegment,
-  SEGMENT_OPERATORS,
-} from '../domain/types.js';
-import { DIALECT_CAPABILITIES, type DialectName } from './db.js';
-import { toBool, toDate } from './rows.js';
+import type { FlagContent, NamespaceContent } from '../domain/namespace-content.js';
+import { DEFAULT_NAMESPACE, type RolloutSegment } from '../domain/types.js';
+import { flagRow } from './codecs/flags.js';
+import { rolloutRow, rolloutSegmentRow, segmentReferenceRows, thresholdRow } from './codecs/rollouts.js';
+import { distributionRow, ruleRow, ruleSegmentRows } from './codecs/rules.js';
+import { constraintRow, segmentRow } from './codecs/segments.js';
+import { variantRow } from './codecs/variants.js';
+import type { DialectName } from './db.js';
+import { readContent, readContentIn } from './namespace-content.js';
+import { toDate } from './rows.js';
 import type { Database } from './schema.js';
 import type { Executor } from './store.js';
-import { inTransaction, type Tx } from './transaction.js';
+import type { Tx } from './transaction.js';
 
 /** What import and export need of storage beyond the per-resource stores. */
 export interface DocumentStore {
@@ -138,10 +137,6 @@ function orderedIds(now: number): () => string {
   };
 }
 
-function segmentOperatorInt(op: RolloutSegment['segmentOperator']): number {
-  return SEGMENT_OPERATORS.indexOf(op);
-}
-
 /** The latest created_at among the namespace's rows of the table, in epoch milliseconds (0: none). */
 async function latest(tx: Tx, table: 'flags' | 'segments', namespaceKey: string): Promise<number> {
   const row = await tx
@@ -168,33 +163,11 @@ async function insertContent(
   const flagBase = Math.max(now - content.flags.length, (await latest(tx, 'flags', namespaceKey)) + 1);
 
   const segments = content.segments.map((s, i) => ({ s, at: new Date(segmentBase + i) }));
-  await bulk(
-    'segments',
-    await rowsInTurns(segments, ({ s, at }) => ({
-      namespace_key: namespaceKey,
-      key: s.key,
-      name: s.name,
-      description: s.description,
-      match_type: MATCH_TYPES.indexOf(s.matchType),
-      created_at: at,
-      updated_at: at,
-    })),
-  );
+  await bulk('segments', await rowsInTurns(segments, ({ s, at }) => segmentRow(namespaceKey, s.key, s, at)));
   await bulk(
     'constraints',
     await rowsInTurns(segments, ({ s, at }) =>
-      s.constraints.map((c) => ({
-        id: nextId(),
-        namespace_key: namespaceKey,
-        segment_key: s.key,
-        type: COMPARISON_TYPES.indexOf(c.type),
-        property: c.property,
-        operator: c.operator,
-        value: c.value,
-        description: c.description,
-        created_at: at,
-        updated_at: at,
-      })),
+      s.constraints.map((c) => constraintRow(nextId(), namespaceKey, s.key, c, at)),
     ),
   );
 
@@ -204,17 +177,7 @@ async function insertContent(
     f.variants.map((v) => {
       const id = nextId();
       variantIds.set(`${f.key}\u0000${v.key}`, id);
-      return {
-        id,
-        namespace_key: namespaceKey,
-        flag_key: f.key,
-        key: v.key,
-        name: v.name,
-        description: v.description,
-        attachment: v.attachment === '' ? null : v.attachment,
-        created_at: at,
-        updated_at: at,
-      };
+      return variantRow(id, namespaceKey, f.key, v, at);
     }),
   );
   const variantId = (flag: FlagContent, key: string): string => {
@@ -224,21 +187,7 @@ async function insertContent(
   };
   // Flags first without their default variant (the variants reference the flags), then the variants,
   // then the default variants: the flags ↔ variants references form a cycle.
-  await bulk(
-    'flags',
-    await rowsInTurns(flags, ({ f, at }) => ({
-      namespace_key: namespaceKey,
-      key: f.key,
-      name: f.name,
-      description: f.description,
-      enabled: f.enabled,
-      type: FLAG_TYPES.indexOf(f.type),
-      default_variant_id: null,
-      metadata: f.metadata && Object.keys(f.metadata).length ? JSON.stringify(f.metadata) : null,
-      created_at: at,
-      updated_at: at,
-    })),
-  );
+  await bulk('flags', await rowsInTurns(flags, ({ f, at }) => flagRow(namespaceKey, f, at)));
   await bulk('variants', variantRows);
   // The default variants, a few hundred flags per statement (one UPDATE per flag was a third of a
   // 10,000-flag import on PostgreSQL).
@@ -263,40 +212,15 @@ async function insertContent(
   }, defaults);
 
   const rules = await rowsInTurns(flags, ({ f, at }) => f.rules.map((rule) => ({ id: nextId(), f, at, rule })));
-  await bulk(
-    'rules',
-    await rowsInTurns(rules, ({ id, f, at, rule }) => ({
-      id,
-      namespace_key: namespaceKey,
-      flag_key: f.key,
-      rank: rule.rank,
-      segment_operator: segmentOperatorInt(rule.segmentOperator),
-      created_at: at,
-      updated_at: at,
-    })),
-  );
+  await bulk('rules', await rowsInTurns(rules, ({ id, f, at, rule }) => ruleRow(id, namespaceKey, f.key, rule, at)));
   await bulk(
     'rule_segments',
-    await rowsInTurns(rules, ({ id, rule }) =>
-      rule.segmentKeys.map((segmentKey, position) => ({
-        rule_id: id,
-        namespace_key: namespaceKey,
-        segment_key: segmentKey,
-        position,
-      })),
-    ),
+    await rowsInTurns(rules, ({ id, rule }) => ruleSegmentRows(id, namespaceKey, rule.segmentKeys)),
   );
   await bulk(
     'distributions',
     await rowsInTurns(rules, ({ id, f, at, rule }) =>
-      rule.distributions.map((d) => ({
-        id: nextId(),
-        rule_id: id,
-        variant_id: variantId(f, d.variantKey),
-        rollout: d.rollout,
-        created_at: at,
-        updated_at: at,
-      })),
+      rule.distributions.map((d) => distributionRow(nextId(), id, variantId(f, d.variantKey), d.rollout, at)),
     ),
   );
 
@@ -305,247 +229,27 @@ async function insertContent(
   );
   await bulk(
     'rollouts',
-    await rowsInTurns(rollouts, ({ id, f, at, rollout }) => ({
-      id,
-      namespace_key: namespaceKey,
-      flag_key: f.key,
-      type: rollout.segment ? 1 : 2,
-      description: rollout.description,
-      rank: rollout.rank,
-      created_at: at,
-      updated_at: at,
-    })),
+    await rowsInTurns(rollouts, ({ id, f, at, rollout }) => rolloutRow(id, namespaceKey, f.key, rollout, at)),
   );
   await bulk(
     'rollout_thresholds',
     await rowsInTurns(rollouts, ({ id, segmentId, rollout }) =>
-      rollout.threshold
-        ? [
-            {
-              id: segmentId,
-              namespace_key: namespaceKey,
-              rollout_id: id,
-              percentage: rollout.threshold.percentage,
-              value: rollout.threshold.value,
-            },
-          ]
-        : [],
+      rollout.threshold ? [thresholdRow(segmentId, namespaceKey, id, rollout.threshold)] : [],
     ),
   );
   const segmentRollouts = rollouts.filter((r) => r.rollout.segment !== undefined);
   await bulk(
     'rollout_segments',
-    await rowsInTurns(segmentRollouts, ({ id, segmentId, rollout }) => ({
-      id: segmentId,
-      rollout_id: id,
-      value: (rollout.segment as RolloutSegment).value,
-      segment_operator: segmentOperatorInt((rollout.segment as RolloutSegment).segmentOperator),
-    })),
+    await rowsInTurns(segmentRollouts, ({ id, segmentId, rollout }) =>
+      rolloutSegmentRow(segmentId, id, rollout.segment as RolloutSegment),
+    ),
   );
   await bulk(
     'rollout_segment_references',
     await rowsInTurns(segmentRollouts, ({ segmentId, rollout }) =>
-      (rollout.segment as RolloutSegment).segmentKeys.map((segmentKey, position) => ({
-        rollout_segment_id: segmentId,
-        namespace_key: namespaceKey,
-        segment_key: segmentKey,
-        position,
-      })),
+      segmentReferenceRows(segmentId, namespaceKey, (rollout.segment as RolloutSegment).segmentKeys),
     ),
   );
-}
-
-async function readContent(t: Tx, namespaceKey: string): Promise<NamespaceContent | undefined> {
-  const ns = await t
-    .selectFrom('namespaces')
-    .select(['key', 'name', 'description'])
-    .where('key', '=', namespaceKey)
-    .executeTakeFirst();
-  if (!ns) return undefined;
-
-  const segments: SegmentContent[] = [];
-  const segmentByKey = new Map<string, SegmentContent>();
-  for (const s of await t
-    .selectFrom('segments')
-    .select(['key', 'name', 'description', 'match_type'])
-    .where('namespace_key', '=', namespaceKey)
-    .orderBy('created_at')
-    .orderBy('key')
-    .execute()) {
-    const segment: SegmentContent = {
-      key: s.key,
-      name: s.name,
-      description: s.description,
-      matchType: MATCH_TYPES[s.match_type] ?? 'ALL_MATCH_TYPE',
-      constraints: [],
-    };
-    segments.push(segment);
-    segmentByKey.set(s.key, segment);
-  }
-  for (const c of await t
-    .selectFrom('constraints')
-    .select(['segment_key', 'type', 'property', 'operator', 'value', 'description'])
-    .where('namespace_key', '=', namespaceKey)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute()) {
-    segmentByKey.get(c.segment_key)?.constraints.push({
-      type: COMPARISON_TYPES[c.type] ?? 'UNKNOWN_COMPARISON_TYPE',
-      property: c.property,
-      operator: c.operator,
-      value: c.value,
-      description: c.description ?? '',
-    });
-  }
-
-  const flags: FlagContent[] = [];
-  const flagByKey = new Map<string, FlagContent>();
-  const defaultVariantIds = new Map<string, string>();
-  for (const f of await t
-    .selectFrom('flags')
-    .select(['key', 'name', 'description', 'enabled', 'type', 'metadata', 'default_variant_id'])
-    .where('namespace_key', '=', namespaceKey)
-    .orderBy('created_at')
-    .orderBy('key')
-    .execute()) {
-    const flag: FlagContent = {
-      key: f.key,
-      name: f.name,
-      description: f.description,
-      enabled: toBool(f.enabled),
-      type: FLAG_TYPES[f.type] ?? 'VARIANT_FLAG_TYPE',
-      variants: [],
-      rules: [],
-      rollouts: [],
-    };
-    if (f.metadata) {
-      const metadata = JSON.parse(f.metadata) as unknown;
-      if (
-        typeof metadata === 'object' &&
-        metadata !== null &&
-        !Array.isArray(metadata) &&
-        Object.keys(metadata).length
-      ) {
-        flag.metadata = metadata as Record<string, unknown>;
-      }
-    }
-    if (f.default_variant_id) defaultVariantIds.set(f.default_variant_id, f.key);
-    flags.push(flag);
-    flagByKey.set(f.key, flag);
-  }
-  const variantKeyById = new Map<string, string>();
-  for (const v of await t
-    .selectFrom('variants')
-    .select(['id', 'flag_key', 'key', 'name', 'description', 'attachment'])
-    .where('namespace_key', '=', namespaceKey)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute()) {
-    const flag = flagByKey.get(v.flag_key);
-    if (!flag) continue;
-    variantKeyById.set(v.id, v.key);
-    // Stored as compact JSON text on every dialect (services/variants.ts normalizes it).
-    flag.variants.push({ key: v.key, name: v.name, description: v.description, attachment: v.attachment ?? '' });
-    if (defaultVariantIds.get(v.id) === v.flag_key) flag.defaultVariantKey = v.key;
-  }
-
-  const ruleById = new Map<string, FlagContent['rules'][number]>();
-  for (const r of await t
-    .selectFrom('rules')
-    .select(['id', 'flag_key', 'rank', 'segment_operator'])
-    .where('namespace_key', '=', namespaceKey)
-    .orderBy('rank')
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute()) {
-    const flag = flagByKey.get(r.flag_key);
-    if (!flag) continue;
-    const rule = {
-      rank: Number(r.rank),
-      segmentKeys: [] as string[],
-      segmentOperator: SEGMENT_OPERATORS[r.segment_operator] ?? 'OR_SEGMENT_OPERATOR',
-      distributions: [],
-    };
-    flag.rules.push(rule);
-    ruleById.set(r.id, rule);
-  }
-  for (const rs of await t
-    .selectFrom('rule_segments')
-    .select(['rule_id', 'segment_key'])
-    .where('namespace_key', '=', namespaceKey)
-    .orderBy('position')
-    .execute()) {
-    ruleById.get(rs.rule_id)?.segmentKeys.push(rs.segment_key);
-  }
-  for (const d of await t
-    .selectFrom('distributions')
-    .innerJoin('rules', 'rules.id', 'distributions.rule_id')
-    .select(['distributions.rule_id', 'distributions.variant_id', 'distributions.rollout'])
-    .where('rules.namespace_key', '=', namespaceKey)
-    .orderBy('distributions.created_at')
-    .orderBy('distributions.id')
-    .execute()) {
-    const variantKey = variantKeyById.get(d.variant_id);
-    // A distribution on another flag's variant (Flipt does not check they belong together) has no
-    // key to be written by: it is left out.
-    if (variantKey === undefined) continue;
-    ruleById.get(d.rule_id)?.distributions.push({ variantKey, rollout: Number(d.rollout) });
-  }
-
-  const rolloutById = new Map<string, RolloutContent>();
-  for (const r of await t
-    .selectFrom('rollouts')
-    .select(['id', 'flag_key', 'description', 'rank'])
-    .where('namespace_key', '=', namespaceKey)
-    .orderBy('rank')
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute()) {
-    const flag = flagByKey.get(r.flag_key);
-    if (!flag) continue;
-    const rollout: RolloutContent = { rank: Number(r.rank), description: r.description };
-    flag.rollouts.push(rollout);
-    rolloutById.set(r.id, rollout);
-  }
-  for (const th of await t
-    .selectFrom('rollout_thresholds')
-    .select(['rollout_id', 'percentage', 'value'])
-    .where('namespace_key', '=', namespaceKey)
-    .execute()) {
-    const rollout = rolloutById.get(th.rollout_id);
-    if (rollout) rollout.threshold = { percentage: Number(th.percentage), value: toBool(th.value) };
-  }
-  const segmentByRow = new Map<string, RolloutSegment>();
-  for (const s of await t
-    .selectFrom('rollout_segments')
-    .innerJoin('rollouts', 'rollouts.id', 'rollout_segments.rollout_id')
-    .select([
-      'rollout_segments.id',
-      'rollout_segments.rollout_id',
-      'rollout_segments.value',
-      'rollout_segments.segment_operator',
-    ])
-    .where('rollouts.namespace_key', '=', namespaceKey)
-    .execute()) {
-    const rollout = rolloutById.get(s.rollout_id);
-    if (!rollout) continue;
-    const segment: RolloutSegment = {
-      value: toBool(s.value),
-      segmentOperator: SEGMENT_OPERATORS[s.segment_operator] ?? 'OR_SEGMENT_OPERATOR',
-      segmentKeys: [],
-    };
-    rollout.segment = segment;
-    segmentByRow.set(s.id, segment);
-  }
-  for (const ref of await t
-    .selectFrom('rollout_segment_references')
-    .select(['rollout_segment_id', 'segment_key'])
-    .where('namespace_key', '=', namespaceKey)
-    .orderBy('position')
-    .execute()) {
-    segmentByRow.get(ref.rollout_segment_id)?.segmentKeys.push(ref.segment_key);
-  }
-  return { namespace: { key: ns.key, name: ns.name, description: ns.description }, flags, segments };
 }
 
 async function dropAll(tx: Tx): Promise<string[]> {
@@ -578,14 +282,13 @@ async function dropAll(tx: Tx): Promise<string[]> {
 }
 
 export function sqlDocumentStore(dialect: DialectName): DocumentStore {
-  const isolation = DIALECT_CAPABILITIES[dialect].consistentReadIsolation;
   return {
     async namespaceKeys(db) {
       const rows = await db.selectFrom('namespaces').select('key').orderBy('created_at').orderBy('key').execute();
       return rows.map((r) => r.key);
     },
-    read: (db, namespaceKey) => inTransaction(db, (t) => readContent(t, namespaceKey), isolation ? { isolation } : {}),
-    readIn: readContent,
+    read: (db, namespaceKey) => readContent(db, dialect, namespaceKey),
+    readIn: readContentIn,
     async existingKeys(db, namespaceKey) {
       const flags = await db.selectFrom('flags').select('key').where('namespace_key', '=', namespaceKey).execute();
       const segments = await db

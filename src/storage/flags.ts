@@ -3,36 +3,15 @@
 
 import type { Selectable } from 'kysely';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from '../domain/errors.js';
-import { FLAG_TYPES, type Flag, type FlagType, type Page, type Variant } from '../domain/types.js';
+import type { Flag, Page, Variant } from '../domain/types.js';
+import { flagOf, flagRow, metadataColumn } from './codecs/flags.js';
 import { classifyDriverError, tooLongError } from './errors.js';
 import { flagExists } from './flag-exists.js';
 import { type ListQuery, pageOfNamespaceRows } from './pagination.js';
-import { toBool, toDate, writeTime } from './rows.js';
+import { writeTime } from './rows.js';
 import type { FlagsTable } from './schema.js';
 import type { Executor, FlagCreate, FlagStore, FlagUpdate } from './store.js';
 import { findVariant, variantsByIds, variantsOfFlags } from './variants.js';
-
-function parseMetadata(text: string | null): Record<string, unknown> | undefined {
-  if (text === null || text === '') return undefined;
-  try {
-    const value = JSON.parse(text) as unknown;
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      const object = value as Record<string, unknown>;
-      return Object.keys(object).length > 0 ? object : undefined;
-    }
-  } catch {
-    // A value that is not a JSON object (only possible through hand edits) reads as none.
-  }
-  return undefined;
-}
-
-function metadataText(metadata: Record<string, unknown> | undefined): string | null {
-  return metadata !== undefined && Object.keys(metadata).length > 0 ? JSON.stringify(metadata) : null;
-}
-
-function flagType(value: number): FlagType {
-  return FLAG_TYPES[value] ?? 'VARIANT_FLAG_TYPE';
-}
 
 /** Flags from rows, each with its variants and default variant, loaded in two or three queries. */
 async function assemble(db: Executor, namespaceKey: string, rows: Selectable<FlagsTable>[]): Promise<Flag[]> {
@@ -54,21 +33,7 @@ async function assemble(db: Executor, namespaceKey: string, rows: Selectable<Fla
     const id = row.default_variant_id;
     const defaultVariant: Variant | undefined =
       id === null ? undefined : (own.find((v) => v.id === id) ?? foreignVariants.get(id));
-    const flag: Flag = {
-      key: row.key,
-      name: row.name,
-      description: row.description,
-      enabled: toBool(row.enabled),
-      namespaceKey: row.namespace_key,
-      type: flagType(row.type),
-      variants: own,
-      createdAt: toDate(row.created_at),
-      updatedAt: toDate(row.updated_at),
-    };
-    if (defaultVariant) flag.defaultVariant = defaultVariant;
-    const metadata = parseMetadata(row.metadata);
-    if (metadata) flag.metadata = metadata;
-    return flag;
+    return flagOf(row, own, defaultVariant);
   });
 }
 
@@ -107,18 +72,7 @@ async function insertFlag(db: Executor, namespaceKey: string, input: FlagCreate)
   try {
     await db
       .insertInto('flags')
-      .values({
-        namespace_key: namespaceKey,
-        key: input.key,
-        name: input.name,
-        description: input.description,
-        enabled: input.enabled,
-        type: FLAG_TYPES.indexOf(input.type),
-        default_variant_id: null,
-        metadata: metadataText(input.metadata),
-        created_at: now,
-        updated_at: now,
-      })
+      .values(flagRow(namespaceKey, input, now))
       .execute();
   } catch (err) {
     const kind = classifyDriverError(err);
@@ -163,7 +117,7 @@ async function updateFlag(db: Executor, namespaceKey: string, key: string, input
   };
   const updatedAt = writeTime();
   values.updated_at = updatedAt;
-  if (input.metadata !== undefined) values.metadata = metadataText(input.metadata);
+  if (input.metadata !== undefined) values.metadata = metadataColumn(input.metadata);
   try {
     await db
       .updateTable('flags')

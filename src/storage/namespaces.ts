@@ -1,28 +1,16 @@
 // Namespaces in SQL: the containers every other resource lives in, each with its revision.
 
-import type { Selectable } from 'kysely';
 import { AlreadyExistsError, NotFoundError } from '../domain/errors.js';
 import type { Namespace, Page } from '../domain/types.js';
+import { namespaceOf } from './codecs/namespaces.js';
 import { classifyDriverError } from './errors.js';
 import { fetchLimit, type ListQuery, startOffset, toPage } from './pagination.js';
-import { toBool, toDate, writeTime } from './rows.js';
-import type { NamespacesTable } from './schema.js';
+import { writeTime } from './rows.js';
 import type { Executor, NamespaceCreate, NamespaceStore, NamespaceUpdate } from './store.js';
-
-function toNamespace(row: Selectable<NamespacesTable>): Namespace {
-  return {
-    key: row.key,
-    name: row.name,
-    description: row.description,
-    protected: toBool(row.protected),
-    createdAt: toDate(row.created_at),
-    updatedAt: toDate(row.updated_at),
-  };
-}
 
 async function findNamespace(db: Executor, key: string): Promise<Namespace | undefined> {
   const row = await db.selectFrom('namespaces').selectAll().where('key', '=', key).executeTakeFirst();
-  return row ? toNamespace(row) : undefined;
+  return row ? namespaceOf(row) : undefined;
 }
 
 async function getNamespace(db: Executor, key: string): Promise<Namespace> {
@@ -43,7 +31,7 @@ async function listNamespaces(db: Executor, query: ListQuery): Promise<Page<Name
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
       .executeTakeFirstOrThrow(),
   ]);
-  const page = toPage(rows.map(toNamespace), query, offset, (n) => n.key);
+  const page = toPage(rows.map(namespaceOf), query, offset, (n) => n.key);
   return { ...page, totalCount: Number(count.n) };
 }
 

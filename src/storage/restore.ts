@@ -4,27 +4,15 @@
 // precondition failure.
 
 import { sql } from 'kysely';
-import {
-  COMPARISON_TYPES,
-  type Constraint,
-  type Distribution,
-  FLAG_TYPES,
-  type Flag,
-  MATCH_TYPES,
-  type Namespace,
-  type Rollout,
-  type Rule,
-  SEGMENT_OPERATORS,
-  type Segment,
-  type Variant,
-} from '../domain/types.js';
+import type { Constraint, Distribution, Flag, Namespace, Rollout, Rule, Segment, Variant } from '../domain/types.js';
+import { flagRow, metadataColumn } from './codecs/flags.js';
+import { rolloutRow, rolloutSegmentRow, segmentReferenceRows, thresholdRow } from './codecs/rollouts.js';
+import { distributionRow, ruleRow, ruleSegmentRows, segmentOperatorColumn } from './codecs/rules.js';
+import { constraintFieldColumns, constraintRow, segmentFieldColumns, segmentRow } from './codecs/segments.js';
+import { variantFieldColumns, variantRow } from './codecs/variants.js';
 import type { Tx } from './transaction.js';
 
 const at = (value: Date | string): Date => new Date(value);
-
-function metadataText(metadata: Record<string, unknown> | undefined): string | null {
-  return metadata !== undefined && Object.keys(metadata).length > 0 ? JSON.stringify(metadata) : null;
-}
 
 export async function insertNamespaceRow(tx: Tx, ns: Namespace): Promise<void> {
   await tx
@@ -61,7 +49,7 @@ export async function updateFlagRow(tx: Tx, flag: Flag): Promise<number> {
       description: flag.description,
       enabled: flag.enabled,
       default_variant_id: flag.defaultVariant?.id ?? null,
-      metadata: metadataText(flag.metadata),
+      metadata: metadataColumn(flag.metadata),
       updated_at: at(flag.updatedAt),
     })
     .where('namespace_key', '=', flag.namespaceKey)
@@ -75,18 +63,7 @@ export async function insertFlag(tx: Tx, flag: Flag & { rules?: Rule[]; rollouts
   // Flags ↔ variants reference each other: the flag first without its default, the default last.
   await tx
     .insertInto('flags')
-    .values({
-      namespace_key: flag.namespaceKey,
-      key: flag.key,
-      name: flag.name,
-      description: flag.description,
-      enabled: flag.enabled,
-      type: FLAG_TYPES.indexOf(flag.type),
-      default_variant_id: null,
-      metadata: metadataText(flag.metadata),
-      created_at: at(flag.createdAt),
-      updated_at: at(flag.updatedAt),
-    })
+    .values(flagRow(flag.namespaceKey, flag, at(flag.createdAt), at(flag.updatedAt)))
     .execute();
   for (const variant of flag.variants) await insertVariantRow(tx, variant);
   if (flag.defaultVariant) {
@@ -101,26 +78,10 @@ export async function insertFlag(tx: Tx, flag: Flag & { rules?: Rule[]; rollouts
   for (const rollout of flag.rollouts ?? []) await insertRollout(tx, rollout);
 }
 
-function variantValues(v: Variant) {
-  return {
-    key: v.key,
-    name: v.name,
-    description: v.description,
-    attachment: v.attachment === '' ? null : v.attachment,
-    updated_at: at(v.updatedAt),
-  };
-}
-
 export async function insertVariantRow(tx: Tx, v: Variant): Promise<void> {
   await tx
     .insertInto('variants')
-    .values({
-      id: v.id,
-      namespace_key: v.namespaceKey,
-      flag_key: v.flagKey,
-      ...variantValues(v),
-      created_at: at(v.createdAt),
-    })
+    .values(variantRow(v.id, v.namespaceKey, v.flagKey, v, at(v.createdAt), at(v.updatedAt)))
     .execute();
 }
 
@@ -136,22 +97,18 @@ export async function setDefaultVariantIfNone(tx: Tx, ns: string, flagKey: strin
 }
 
 export async function updateVariantRow(tx: Tx, v: Variant): Promise<number> {
-  const result = await tx.updateTable('variants').set(variantValues(v)).where('id', '=', v.id).executeTakeFirst();
+  const result = await tx
+    .updateTable('variants')
+    .set({ ...variantFieldColumns(v), updated_at: at(v.updatedAt) })
+    .where('id', '=', v.id)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
 export async function insertSegment(tx: Tx, s: Segment): Promise<void> {
   await tx
     .insertInto('segments')
-    .values({
-      namespace_key: s.namespaceKey,
-      key: s.key,
-      name: s.name,
-      description: s.description,
-      match_type: MATCH_TYPES.indexOf(s.matchType),
-      created_at: at(s.createdAt),
-      updated_at: at(s.updatedAt),
-    })
+    .values(segmentRow(s.namespaceKey, s.key, s, at(s.createdAt), at(s.updatedAt)))
     .execute();
   for (const c of s.constraints) await insertConstraintRow(tx, c);
 }
@@ -160,44 +117,26 @@ export async function insertSegment(tx: Tx, s: Segment): Promise<void> {
 export async function updateSegmentRow(tx: Tx, s: Segment): Promise<number> {
   const result = await tx
     .updateTable('segments')
-    .set({
-      name: s.name,
-      description: s.description,
-      match_type: MATCH_TYPES.indexOf(s.matchType),
-      updated_at: at(s.updatedAt),
-    })
+    .set({ ...segmentFieldColumns(s), updated_at: at(s.updatedAt) })
     .where('namespace_key', '=', s.namespaceKey)
     .where('key', '=', s.key)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
-function constraintValues(c: Constraint) {
-  return {
-    type: COMPARISON_TYPES.indexOf(c.type),
-    property: c.property,
-    operator: c.operator,
-    value: c.value,
-    description: c.description,
-    updated_at: at(c.updatedAt),
-  };
-}
-
 export async function insertConstraintRow(tx: Tx, c: Constraint): Promise<void> {
   await tx
     .insertInto('constraints')
-    .values({
-      id: c.id,
-      namespace_key: c.namespaceKey,
-      segment_key: c.segmentKey,
-      ...constraintValues(c),
-      created_at: at(c.createdAt),
-    })
+    .values(constraintRow(c.id, c.namespaceKey, c.segmentKey, c, at(c.createdAt), at(c.updatedAt)))
     .execute();
 }
 
 export async function updateConstraintRow(tx: Tx, c: Constraint): Promise<number> {
-  const result = await tx.updateTable('constraints').set(constraintValues(c)).where('id', '=', c.id).executeTakeFirst();
+  const result = await tx
+    .updateTable('constraints')
+    .set({ ...constraintFieldColumns(c), updated_at: at(c.updatedAt) })
+    .where('id', '=', c.id)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
@@ -238,29 +177,14 @@ export async function setRanks(
 async function insertRuleSegments(tx: Tx, rule: Rule): Promise<void> {
   await tx
     .insertInto('rule_segments')
-    .values(
-      rule.segmentKeys.map((segmentKey, position) => ({
-        rule_id: rule.id,
-        namespace_key: rule.namespaceKey,
-        segment_key: segmentKey,
-        position,
-      })),
-    )
+    .values(ruleSegmentRows(rule.id, rule.namespaceKey, rule.segmentKeys))
     .execute();
 }
 
 export async function insertRule(tx: Tx, rule: Rule): Promise<void> {
   await tx
     .insertInto('rules')
-    .values({
-      id: rule.id,
-      namespace_key: rule.namespaceKey,
-      flag_key: rule.flagKey,
-      rank: rule.rank,
-      segment_operator: SEGMENT_OPERATORS.indexOf(rule.segmentOperator),
-      created_at: at(rule.createdAt),
-      updated_at: at(rule.updatedAt),
-    })
+    .values(ruleRow(rule.id, rule.namespaceKey, rule.flagKey, rule, at(rule.createdAt), at(rule.updatedAt)))
     .execute();
   await insertRuleSegments(tx, rule);
   for (const d of rule.distributions) await insertDistributionRow(tx, d);
@@ -272,7 +196,7 @@ export async function updateRule(tx: Tx, rule: Rule): Promise<number> {
     .updateTable('rules')
     .set({
       rank: rule.rank,
-      segment_operator: SEGMENT_OPERATORS.indexOf(rule.segmentOperator),
+      segment_operator: segmentOperatorColumn(rule.segmentOperator),
       updated_at: at(rule.updatedAt),
     })
     .where('namespace_key', '=', rule.namespaceKey)
@@ -287,14 +211,7 @@ export async function updateRule(tx: Tx, rule: Rule): Promise<number> {
 export async function insertDistributionRow(tx: Tx, d: Distribution): Promise<void> {
   await tx
     .insertInto('distributions')
-    .values({
-      id: d.id,
-      rule_id: d.ruleId,
-      variant_id: d.variantId,
-      rollout: d.rollout,
-      created_at: at(d.createdAt),
-      updated_at: at(d.updatedAt),
-    })
+    .values(distributionRow(d.id, d.ruleId, d.variantId, d.rollout, at(d.createdAt), at(d.updatedAt)))
     .execute();
 }
 
@@ -313,35 +230,17 @@ async function insertRolloutRule(tx: Tx, r: Rollout): Promise<void> {
   if (r.threshold) {
     await tx
       .insertInto('rollout_thresholds')
-      .values({
-        id: partId,
-        namespace_key: r.namespaceKey,
-        rollout_id: r.id,
-        percentage: r.threshold.percentage,
-        value: r.threshold.value,
-      })
+      .values(thresholdRow(partId, r.namespaceKey, r.id, r.threshold))
       .execute();
   }
   if (r.segment) {
     await tx
       .insertInto('rollout_segments')
-      .values({
-        id: partId,
-        rollout_id: r.id,
-        value: r.segment.value,
-        segment_operator: SEGMENT_OPERATORS.indexOf(r.segment.segmentOperator),
-      })
+      .values(rolloutSegmentRow(partId, r.id, r.segment))
       .execute();
     await tx
       .insertInto('rollout_segment_references')
-      .values(
-        r.segment.segmentKeys.map((segmentKey, position) => ({
-          rollout_segment_id: partId,
-          namespace_key: r.namespaceKey,
-          segment_key: segmentKey,
-          position,
-        })),
-      )
+      .values(segmentReferenceRows(partId, r.namespaceKey, r.segment.segmentKeys))
       .execute();
   }
 }
@@ -349,16 +248,7 @@ async function insertRolloutRule(tx: Tx, r: Rollout): Promise<void> {
 export async function insertRollout(tx: Tx, r: Rollout): Promise<void> {
   await tx
     .insertInto('rollouts')
-    .values({
-      id: r.id,
-      namespace_key: r.namespaceKey,
-      flag_key: r.flagKey,
-      type: r.segment ? 1 : 2,
-      description: r.description,
-      rank: r.rank,
-      created_at: at(r.createdAt),
-      updated_at: at(r.updatedAt),
-    })
+    .values(rolloutRow(r.id, r.namespaceKey, r.flagKey, r, at(r.createdAt), at(r.updatedAt)))
     .execute();
   await insertRolloutRule(tx, r);
 }

@@ -6,47 +6,28 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { NotFoundError } from '../domain/errors.js';
+import type { Page, Rollout, RolloutSegment, RolloutThreshold } from '../domain/types.js';
 import {
-  type Page,
-  ROLLOUT_TYPES,
-  type Rollout,
-  type RolloutSegment,
-  type RolloutThreshold,
-  type RolloutType,
-  SEGMENT_OPERATORS,
-  type SegmentOperator,
-} from '../domain/types.js';
+  rolloutOf,
+  rolloutRow,
+  rolloutSegmentColumns,
+  rolloutSegmentOf,
+  rolloutSegmentRow,
+  rolloutTypeFor,
+  segmentReferenceRows,
+  thresholdOf,
+  thresholdRow,
+} from './codecs/rollouts.js';
 import { classifyDriverError } from './errors.js';
 import { fetchLimit, type ListQuery, startOffset, toPage } from './pagination.js';
 import { deleteAndRenumber, setRanks } from './ranking.js';
-import { toBool, toDate, writeTime } from './rows.js';
+import { writeTime } from './rows.js';
 import type { RolloutsTable } from './schema.js';
 import type { Executor, NewRollout, RolloutStore } from './store.js';
 
-function rolloutTypeOf(value: number): RolloutType {
-  return ROLLOUT_TYPES[value] ?? 'UNKNOWN_ROLLOUT_TYPE';
-}
-
-function segmentOperatorOf(value: number): SegmentOperator {
-  return SEGMENT_OPERATORS[value] ?? 'OR_SEGMENT_OPERATOR';
-}
-
-function segmentOperatorToInt(operator: SegmentOperator): number {
-  return SEGMENT_OPERATORS.indexOf(operator);
-}
-
 /** Reads the rules (threshold or segments) of some rollouts and attaches them. */
 async function withRules(db: Executor, rows: Selectable<RolloutsTable>[]): Promise<Rollout[]> {
-  const rollouts: Rollout[] = rows.map((row) => ({
-    id: row.id,
-    namespaceKey: row.namespace_key,
-    flagKey: row.flag_key,
-    type: rolloutTypeOf(Number(row.type)),
-    rank: Number(row.rank),
-    description: row.description,
-    createdAt: toDate(row.created_at),
-    updatedAt: toDate(row.updated_at),
-  }));
+  const rollouts: Rollout[] = rows.map(rolloutOf);
   const byId = new Map(rollouts.map((r) => [r.id, r]));
   const thresholdIds = rollouts.filter((r) => r.type === 'THRESHOLD_ROLLOUT_TYPE').map((r) => r.id);
   const segmentIds = rollouts.filter((r) => r.type === 'SEGMENT_ROLLOUT_TYPE').map((r) => r.id);
@@ -59,7 +40,7 @@ async function withRules(db: Executor, rows: Selectable<RolloutsTable>[]): Promi
       .execute();
     for (const t of thresholds) {
       const rollout = byId.get(t.rollout_id);
-      if (rollout) rollout.threshold = { percentage: Number(t.percentage), value: toBool(t.value) };
+      if (rollout) rollout.threshold = thresholdOf(t);
     }
   }
 
@@ -73,11 +54,7 @@ async function withRules(db: Executor, rows: Selectable<RolloutsTable>[]): Promi
     for (const s of segments) {
       const rollout = byId.get(s.rollout_id);
       if (!rollout) continue;
-      rollout.segment = {
-        segmentKeys: [],
-        segmentOperator: segmentOperatorOf(Number(s.segment_operator)),
-        value: toBool(s.value),
-      };
+      rollout.segment = rolloutSegmentOf(s);
       bySegmentRow.set(s.id, rollout.segment);
     }
     if (bySegmentRow.size > 0) {
@@ -169,57 +146,38 @@ async function insertSegmentReferences(
   if (segmentKeys.length === 0) return;
   await db
     .insertInto('rollout_segment_references')
-    .values(
-      segmentKeys.map((segmentKey, position) => ({
-        rollout_segment_id: rolloutSegmentId,
-        namespace_key: namespaceKey,
-        segment_key: segmentKey,
-        position,
-      })),
-    )
+    .values(segmentReferenceRows(rolloutSegmentId, namespaceKey, segmentKeys))
     .execute();
 }
 
 async function insertRollout(db: Executor, input: NewRollout): Promise<Rollout> {
   const now = writeTime();
   const id = randomUUID();
-  const type: RolloutType = input.rule.segment ? 'SEGMENT_ROLLOUT_TYPE' : 'THRESHOLD_ROLLOUT_TYPE';
+  const type = rolloutTypeFor(input.rule);
   try {
     await db
       .insertInto('rollouts')
-      .values({
-        id,
-        namespace_key: input.namespaceKey,
-        flag_key: input.flagKey,
-        type: ROLLOUT_TYPES.indexOf(type),
-        description: input.description,
-        rank: input.rank,
-        created_at: now,
-        updated_at: now,
-      })
+      .values(
+        rolloutRow(
+          id,
+          input.namespaceKey,
+          input.flagKey,
+          { rank: input.rank, description: input.description, segment: input.rule.segment },
+          now,
+        ),
+      )
       .execute();
     if (input.rule.segment) {
       const segmentId = randomUUID();
       await db
         .insertInto('rollout_segments')
-        .values({
-          id: segmentId,
-          rollout_id: id,
-          value: input.rule.segment.value,
-          segment_operator: segmentOperatorToInt(input.rule.segment.segmentOperator),
-        })
+        .values(rolloutSegmentRow(segmentId, id, input.rule.segment))
         .execute();
       await insertSegmentReferences(db, segmentId, input.namespaceKey, input.rule.segment.segmentKeys);
     } else {
       await db
         .insertInto('rollout_thresholds')
-        .values({
-          id: randomUUID(),
-          namespace_key: input.namespaceKey,
-          rollout_id: id,
-          percentage: input.rule.threshold.percentage,
-          value: input.rule.threshold.value,
-        })
+        .values(thresholdRow(randomUUID(), input.namespaceKey, id, input.rule.threshold))
         .execute();
     }
   } catch (err) {
@@ -273,22 +231,13 @@ async function replaceRolloutSegment(
   let segmentId: string;
   if (row) {
     segmentId = row.id;
-    await db
-      .updateTable('rollout_segments')
-      .set({ value: segment.value, segment_operator: segmentOperatorToInt(segment.segmentOperator) })
-      .where('id', '=', segmentId)
-      .execute();
+    await db.updateTable('rollout_segments').set(rolloutSegmentColumns(segment)).where('id', '=', segmentId).execute();
     await db.deleteFrom('rollout_segment_references').where('rollout_segment_id', '=', segmentId).execute();
   } else {
     segmentId = randomUUID();
     await db
       .insertInto('rollout_segments')
-      .values({
-        id: segmentId,
-        rollout_id: rolloutId,
-        value: segment.value,
-        segment_operator: segmentOperatorToInt(segment.segmentOperator),
-      })
+      .values(rolloutSegmentRow(segmentId, rolloutId, segment))
       .execute();
   }
   try {
@@ -314,13 +263,7 @@ async function replaceRolloutThreshold(
   if (Number(result.numUpdatedRows) === 0) {
     await db
       .insertInto('rollout_thresholds')
-      .values({
-        id: randomUUID(),
-        namespace_key: namespaceKey,
-        rollout_id: rolloutId,
-        percentage: threshold.percentage,
-        value: threshold.value,
-      })
+      .values(thresholdRow(randomUUID(), namespaceKey, rolloutId, threshold))
       .execute();
   }
 }

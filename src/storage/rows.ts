@@ -28,3 +28,16 @@ export function writeTime(): Date {
   lastMillis = now > lastMillis ? now : lastMillis + 1;
   return new Date(lastMillis);
 }
+
+/**
+ * An enum stored as its index (Flipt's protobuf numbers). An integer outside the enum, only possible
+ * through hand edits, reads as its first (zero) value, as protobuf reads unknown numbers.
+ */
+export function enumName<T extends string>(names: readonly T[], value: number | string): T {
+  return names[Number(value)] ?? (names[0] as T);
+}
+
+/** The integer a name of the enum is stored as. */
+export function enumIndex<T extends string>(names: readonly T[], name: T): number {
+  return names.indexOf(name);
+}

@@ -5,30 +5,23 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { NotFoundError } from '../domain/errors.js';
-import { type Distribution, type Page, type Rule, SEGMENT_OPERATORS, type SegmentOperator } from '../domain/types.js';
+import type { Distribution, Page, Rule } from '../domain/types.js';
+import {
+  distributionOf,
+  distributionRow,
+  ruleOf,
+  ruleRow,
+  ruleSegmentRows,
+  segmentOperatorColumn,
+} from './codecs/rules.js';
 import { classifyDriverError } from './errors.js';
 import { flagExists } from './flag-exists.js';
 import { fetchLimit, type ListQuery, startOffset, toPage } from './pagination.js';
 import { deleteAndRenumber, setRanks } from './ranking.js';
-import { MAX_IN_LIST, toDate, writeTime } from './rows.js';
+import { MAX_IN_LIST, writeTime } from './rows.js';
 import type { DistributionsTable, RulesTable } from './schema.js';
 import { missingSegmentKeys } from './segments.js';
 import type { DistributionWrite, Executor, RuleCreate, RuleStore, RuleUpdate } from './store.js';
-
-function toDistribution(row: Selectable<DistributionsTable>): Distribution {
-  return {
-    id: row.id,
-    ruleId: row.rule_id,
-    variantId: row.variant_id,
-    rollout: Number(row.rollout),
-    createdAt: toDate(row.created_at),
-    updatedAt: toDate(row.updated_at),
-  };
-}
-
-function segmentOperator(value: number): SegmentOperator {
-  return SEGMENT_OPERATORS[value] ?? 'OR_SEGMENT_OPERATOR';
-}
 
 /** Rules from rows, with their segments and distributions loaded in two more queries. */
 async function assemble(db: Executor, rows: Selectable<RulesTable>[]): Promise<Rule[]> {
@@ -67,20 +60,10 @@ async function assemble(db: Executor, rows: Selectable<RulesTable>[]): Promise<R
   const distributions = new Map<string, Distribution[]>();
   for (const row of distributionRows) {
     const list = distributions.get(row.rule_id);
-    if (list) list.push(toDistribution(row));
-    else distributions.set(row.rule_id, [toDistribution(row)]);
+    if (list) list.push(distributionOf(row));
+    else distributions.set(row.rule_id, [distributionOf(row)]);
   }
-  return rows.map((row) => ({
-    id: row.id,
-    flagKey: row.flag_key,
-    namespaceKey: row.namespace_key,
-    rank: Number(row.rank),
-    segmentKeys: segments.get(row.id) ?? [],
-    segmentOperator: segmentOperator(Number(row.segment_operator)),
-    distributions: distributions.get(row.id) ?? [],
-    createdAt: toDate(row.created_at),
-    updatedAt: toDate(row.updated_at),
-  }));
+  return rows.map((row) => ruleOf(row, segments.get(row.id) ?? [], distributions.get(row.id) ?? []));
 }
 
 /** A rule by id within a namespace; like Flipt, the flag is not part of the lookup. */
@@ -129,12 +112,7 @@ async function listRules(db: Executor, namespaceKey: string, flagKey: string, qu
 }
 
 async function insertRuleSegments(db: Executor, ruleId: string, namespaceKey: string, segmentKeys: string[]) {
-  const rows = segmentKeys.map((segmentKey, position) => ({
-    rule_id: ruleId,
-    namespace_key: namespaceKey,
-    segment_key: segmentKey,
-    position,
-  }));
+  const rows = ruleSegmentRows(ruleId, namespaceKey, segmentKeys);
   // Batches keep each statement under the bound-parameter limits (4 per row).
   for (let i = 0; i < rows.length; i += MAX_IN_LIST / 4) {
     await db
@@ -155,15 +133,7 @@ async function insertRule(db: Executor, namespaceKey: string, flagKey: string, i
   try {
     await db
       .insertInto('rules')
-      .values({
-        id,
-        namespace_key: namespaceKey,
-        flag_key: flagKey,
-        rank: input.rank,
-        segment_operator: SEGMENT_OPERATORS.indexOf(input.segmentOperator),
-        created_at: now,
-        updated_at: now,
-      })
+      .values(ruleRow(id, namespaceKey, flagKey, input, now))
       .execute();
     await insertRuleSegments(db, id, namespaceKey, input.segmentKeys);
   } catch (err) {
@@ -206,7 +176,7 @@ async function updateRule(
   try {
     await db
       .updateTable('rules')
-      .set({ segment_operator: SEGMENT_OPERATORS.indexOf(input.segmentOperator), updated_at: writeTime() })
+      .set({ segment_operator: segmentOperatorColumn(input.segmentOperator), updated_at: writeTime() })
       .where('id', '=', id)
       .execute();
     await db.deleteFrom('rule_segments').where('rule_id', '=', id).execute();
@@ -274,14 +244,7 @@ async function insertDistribution(
   try {
     await db
       .insertInto('distributions')
-      .values({
-        id,
-        rule_id: ruleId,
-        variant_id: input.variantId,
-        rollout: input.rollout,
-        created_at: now,
-        updated_at: now,
-      })
+      .values(distributionRow(id, ruleId, input.variantId, input.rollout, now))
       .execute();
   } catch (err) {
     if (classifyDriverError(err) === 'foreign-key') {
@@ -314,7 +277,7 @@ async function updateDistribution(
       ? await db.selectFrom('distributions').selectAll().where('id', '=', id).executeTakeFirst()
       : undefined;
   if (!row) throw new NotFoundError(`distribution "${id}"`);
-  return toDistribution(row);
+  return distributionOf(row);
 }
 
 /** Deletes the distribution matching id, rule and variant; nothing when there is none. */

@@ -4,63 +4,20 @@
 // "is in use" error here.
 
 import { randomUUID } from 'node:crypto';
-import type { Selectable } from 'kysely';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from '../domain/errors.js';
+import type { Constraint, Page, Segment } from '../domain/types.js';
 import {
-  COMPARISON_TYPES,
-  type ComparisonType,
-  type Constraint,
-  MATCH_TYPES,
-  type MatchType,
-  type Page,
-  type Segment,
-} from '../domain/types.js';
+  constraintFieldColumns,
+  constraintOf,
+  constraintRow,
+  segmentFieldColumns,
+  segmentOf,
+  segmentRow,
+} from './codecs/segments.js';
 import { classifyDriverError } from './errors.js';
 import { type ListQuery, pageOfNamespaceRows } from './pagination.js';
-import { MAX_IN_LIST, toDate, writeTime } from './rows.js';
-import type { ConstraintsTable, SegmentsTable } from './schema.js';
+import { MAX_IN_LIST, writeTime } from './rows.js';
 import type { ConstraintFields, Executor, SegmentFields, SegmentStore } from './store.js';
-
-/** The enum name stored as an integer; an integer outside the enum reads as its first (zero) value. */
-function enumAt<T extends string>(names: readonly T[], value: number): T {
-  return names[value] ?? (names[0] as T);
-}
-
-export function matchTypeToInt(matchType: MatchType): number {
-  return MATCH_TYPES.indexOf(matchType);
-}
-
-export function comparisonTypeToInt(type: ComparisonType): number {
-  return COMPARISON_TYPES.indexOf(type);
-}
-
-function toConstraint(row: Selectable<ConstraintsTable>): Constraint {
-  return {
-    id: row.id,
-    segmentKey: row.segment_key,
-    namespaceKey: row.namespace_key,
-    type: enumAt(COMPARISON_TYPES, Number(row.type)),
-    property: row.property,
-    operator: row.operator,
-    value: row.value,
-    description: row.description ?? '',
-    createdAt: toDate(row.created_at),
-    updatedAt: toDate(row.updated_at),
-  };
-}
-
-function toSegment(row: Selectable<SegmentsTable>, constraints: Constraint[]): Segment {
-  return {
-    key: row.key,
-    name: row.name,
-    description: row.description,
-    matchType: enumAt(MATCH_TYPES, Number(row.match_type)),
-    namespaceKey: row.namespace_key,
-    constraints,
-    createdAt: toDate(row.created_at),
-    updatedAt: toDate(row.updated_at),
-  };
-}
 
 /**
  * Constraints of some segments of a namespace (all of them when `segmentKeys` is undefined), grouped
@@ -81,7 +38,7 @@ async function constraintsBySegment(
     .orderBy('id');
   if (segmentKeys) select = select.where('segment_key', 'in', segmentKeys);
   for (const row of await select.execute()) {
-    const c = toConstraint(row);
+    const c = constraintOf(row);
     const list = grouped.get(c.segmentKey);
     if (list) list.push(c);
     else grouped.set(c.segmentKey, [c]);
@@ -98,7 +55,7 @@ async function findSegment(db: Executor, namespaceKey: string, key: string): Pro
     .executeTakeFirst();
   if (!row) return undefined;
   const constraints = await constraintsBySegment(db, namespaceKey, [key]);
-  return toSegment(row, constraints.get(key) ?? []);
+  return segmentOf(row, constraints.get(key) ?? []);
 }
 
 async function getSegment(db: Executor, namespaceKey: string, key: string): Promise<Segment> {
@@ -143,7 +100,7 @@ async function listSegments(db: Executor, namespaceKey: string, query: ListQuery
     query.limit > 0 || page.offset > 0 ? page.rows.map((r) => r.key) : undefined,
   );
   return {
-    items: page.rows.map((r) => toSegment(r, constraints.get(r.key) ?? [])),
+    items: page.rows.map((r) => segmentOf(r, constraints.get(r.key) ?? [])),
     nextPageToken: page.nextPageToken,
     totalCount: page.totalCount,
   };
@@ -154,15 +111,7 @@ async function insertSegment(db: Executor, namespaceKey: string, key: string, fi
   try {
     await db
       .insertInto('segments')
-      .values({
-        namespace_key: namespaceKey,
-        key,
-        name: fields.name,
-        description: fields.description,
-        match_type: matchTypeToInt(fields.matchType),
-        created_at: now,
-        updated_at: now,
-      })
+      .values(segmentRow(namespaceKey, key, fields, now))
       .execute();
   } catch (err) {
     const kind = classifyDriverError(err);
@@ -177,12 +126,7 @@ async function insertSegment(db: Executor, namespaceKey: string, key: string, fi
 async function updateSegment(db: Executor, namespaceKey: string, key: string, fields: SegmentFields): Promise<void> {
   const result = await db
     .updateTable('segments')
-    .set({
-      name: fields.name,
-      description: fields.description,
-      match_type: matchTypeToInt(fields.matchType),
-      updated_at: writeTime(),
-    })
+    .set({ ...segmentFieldColumns(fields), updated_at: writeTime() })
     .where('namespace_key', '=', namespaceKey)
     .where('key', '=', key)
     .executeTakeFirst();
@@ -220,7 +164,7 @@ async function findConstraint(
     .where('namespace_key', '=', namespaceKey)
     .where('segment_key', '=', segmentKey)
     .executeTakeFirst();
-  return row ? toConstraint(row) : undefined;
+  return row ? constraintOf(row) : undefined;
 }
 
 async function insertConstraint(
@@ -234,18 +178,7 @@ async function insertConstraint(
   try {
     await db
       .insertInto('constraints')
-      .values({
-        id,
-        namespace_key: namespaceKey,
-        segment_key: segmentKey,
-        type: comparisonTypeToInt(fields.type),
-        property: fields.property,
-        operator: fields.operator,
-        value: fields.value,
-        description: fields.description,
-        created_at: now,
-        updated_at: now,
-      })
+      .values(constraintRow(id, namespaceKey, segmentKey, fields, now))
       .execute();
   } catch (err) {
     if (classifyDriverError(err) === 'foreign-key') throw new NotFoundError(`segment "${namespaceKey}/${segmentKey}"`);
@@ -264,14 +197,7 @@ async function updateConstraint(
 ): Promise<Constraint> {
   const result = await db
     .updateTable('constraints')
-    .set({
-      type: comparisonTypeToInt(fields.type),
-      property: fields.property,
-      operator: fields.operator,
-      value: fields.value,
-      description: fields.description,
-      updated_at: writeTime(),
-    })
+    .set({ ...constraintFieldColumns(fields), updated_at: writeTime() })
     .where('id', '=', id)
     .where('namespace_key', '=', namespaceKey)
     .where('segment_key', '=', segmentKey)

@@ -6,8 +6,8 @@
 // - Writes take the transaction of the write use case (services/write.ts `runWrite`, which bumps the
 //   namespace revision in it), so a write cannot be made outside one. Authentications are the
 //   exception: they belong to no namespace, and each of their writes is one statement.
-// - The evaluation read model is what a namespace's snapshot is compiled from (the snapshot cache's
-//   loader), read in one consistent transaction of its own.
+// - What a namespace's snapshot is compiled from is no store here: the snapshot cache's loader
+//   (cache/database-loader.ts) reads it through namespace-reader.ts, the reader the export shares.
 //
 // One implementation of each on Kysely lives in the resource's own file (sqlFlagStore in flags.ts, …);
 // services/index.ts hands them to the services.
@@ -31,7 +31,6 @@ import type {
   SegmentOperator,
   Variant,
 } from '../domain/types.js';
-import type { NamespaceSource } from '../evaluation/source.js';
 import type { ListQuery } from './pagination.js';
 import type { Database } from './schema.js';
 import type { Tx } from './transaction.js';
@@ -348,15 +347,4 @@ export interface OperationLockStore {
   ensureRow(db: Executor, operation: string): Promise<void>;
   /** Holds the operation's row lock until `tx` ends; concurrent callers queue behind it. */
   lockRow(tx: Tx, operation: string): Promise<void>;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The evaluation read model
-
-/** What snapshots are compiled from, and how an instance learns that one is out of date. */
-export interface EvaluationReadModel {
-  /** One namespace's source, read consistently; undefined when the namespace does not exist. */
-  load(namespaceKey: string): Promise<NamespaceSource | undefined>;
-  /** Every namespace's revision tag (storage/revision-tag.ts). */
-  revisions(): Promise<Map<string, string>>;
 }

@@ -2,28 +2,13 @@
 // have no list or get endpoint of their own; flags embed them (storage/flags.ts loads them in bulk).
 
 import { randomUUID } from 'node:crypto';
-import type { Selectable } from 'kysely';
 import { AlreadyExistsError, NotFoundError } from '../domain/errors.js';
 import type { Variant } from '../domain/types.js';
+import { variantFieldColumns, variantOf, variantRow } from './codecs/variants.js';
 import { classifyDriverError, tooLongError } from './errors.js';
 import { flagExists } from './flag-exists.js';
-import { MAX_IN_LIST, toDate, writeTime } from './rows.js';
-import type { VariantsTable } from './schema.js';
+import { MAX_IN_LIST, writeTime } from './rows.js';
 import type { Executor, VariantStore, VariantWrite } from './store.js';
-
-function toVariant(row: Selectable<VariantsTable>): Variant {
-  return {
-    id: row.id,
-    flagKey: row.flag_key,
-    key: row.key,
-    name: row.name,
-    description: row.description,
-    attachment: row.attachment ?? '',
-    namespaceKey: row.namespace_key,
-    createdAt: toDate(row.created_at),
-    updatedAt: toDate(row.updated_at),
-  };
-}
 
 /** The variants of the given flags of one namespace, each list in creation order. */
 export async function variantsOfFlags(
@@ -41,8 +26,8 @@ export async function variantsOfFlags(
   for (const row of rows) {
     if (!keys.has(row.flag_key)) continue;
     const list = byFlag.get(row.flag_key);
-    if (list) list.push(toVariant(row));
-    else byFlag.set(row.flag_key, [toVariant(row)]);
+    if (list) list.push(variantOf(row));
+    else byFlag.set(row.flag_key, [variantOf(row)]);
   }
   return byFlag;
 }
@@ -56,7 +41,7 @@ export async function variantsByIds(db: Executor, ids: readonly string[]): Promi
       .selectAll()
       .where('id', 'in', unique.slice(i, i + MAX_IN_LIST))
       .execute();
-    for (const row of rows) found.set(row.id, toVariant(row));
+    for (const row of rows) found.set(row.id, variantOf(row));
   }
   return found;
 }
@@ -75,7 +60,7 @@ export async function findVariant(
     .where('namespace_key', '=', namespaceKey)
     .where('flag_key', '=', flagKey)
     .executeTakeFirst();
-  return row ? toVariant(row) : undefined;
+  return row ? variantOf(row) : undefined;
 }
 
 function notUnique(namespaceKey: string, flagKey: string, key: string): AlreadyExistsError {
@@ -95,17 +80,7 @@ async function insertVariant(
   try {
     await db
       .insertInto('variants')
-      .values({
-        id,
-        namespace_key: namespaceKey,
-        flag_key: flagKey,
-        key: input.key,
-        name: input.name,
-        description: input.description,
-        attachment: input.attachment === '' ? null : input.attachment,
-        created_at: now,
-        updated_at: now,
-      })
+      .values(variantRow(id, namespaceKey, flagKey, input, now))
       .execute();
   } catch (err) {
     const kind = classifyDriverError(err);
@@ -128,13 +103,7 @@ async function updateVariant(
   try {
     const result = await db
       .updateTable('variants')
-      .set({
-        key: input.key,
-        name: input.name,
-        description: input.description,
-        attachment: input.attachment === '' ? null : input.attachment,
-        updated_at: writeTime(),
-      })
+      .set({ ...variantFieldColumns(input), updated_at: writeTime() })
       .where('id', '=', id)
       .where('namespace_key', '=', namespaceKey)
       .where('flag_key', '=', flagKey)

@@ -4,10 +4,10 @@
 
 import type { Kysely } from 'kysely';
 import { expect } from 'vitest';
+import { databaseSnapshotLoader } from '../../src/cache/database-loader.js';
 import { SnapshotCache } from '../../src/cache/snapshot-cache.js';
 import { createServices, type Services } from '../../src/services/index.js';
 import { openDb } from '../../src/storage/db.js';
-import { sqlEvaluationReadModel } from '../../src/storage/evaluation-source.js';
 import { migrateToLatest } from '../../src/storage/migrations/index.js';
 import type { Database } from '../../src/storage/schema.js';
 import { createTestDatabase } from './backends.js';
@@ -36,7 +36,7 @@ export async function openTestServices(): Promise<TestServices> {
   const database = await createTestDatabase({ name: 'sqlite' });
   const db = openDb({ url: database.url });
   await migrateToLatest(db.kysely, db.dialect);
-  const snapshots = new SnapshotCache(sqlEvaluationReadModel(db.kysely, db.dialect));
+  const snapshots = new SnapshotCache(databaseSnapshotLoader(db.kysely, db.dialect));
   const services = createServices(db.kysely, { snapshots, batchLimit: 100 });
   let changes: string[] = [];
   services.changes.subscribe((namespaceKey) => changes.push(namespaceKey));
