@@ -6,11 +6,13 @@ import { Server, ServerCredentials, type ServerInterceptor } from '@grpc/grpc-js
 import { HealthImplementation } from 'grpc-health-check';
 import type { HealthState } from '../health-state.js';
 import type { LongLivedStreams } from '../long-lived-streams.js';
+import { screeningCalls } from './call-screening.js';
 import { addChangeService, type ChangeStreamDeps } from './change-rpcs.js';
 import { addFliptServices, type FliptServicesDeps } from './flipt-services.js';
 import { fliptPackageDefinition } from './protos.js';
 import { addReflection } from './reflection.js';
 import { checkingRequests } from './request-decoding.js';
+import { gateStreams } from './stream-gate.js';
 
 export interface GrpcServer {
   server: Server;
@@ -87,6 +89,8 @@ export function buildGrpcServer(health: HealthState, options: GrpcServerOptions 
     addChangeService(server, options.flipt, options.changes);
   }
 
+  const screening = screeningCalls(MAX_RECEIVE_MESSAGE_BYTES);
+
   return {
     server,
     listen: (host, port) =>
@@ -96,7 +100,16 @@ export function buildGrpcServer(health: HealthState, options: GrpcServerOptions 
           options.tls
             ? ServerCredentials.createSsl(null, [{ private_key: options.tls.key, cert_chain: options.tls.cert }])
             : ServerCredentials.createInsecure(),
-          (err, bound) => (err ? reject(err) : resolve(bound)),
+          (err, bound) => {
+            if (err) return reject(err);
+            try {
+              // Bad input grpc-js would answer INTERNAL is answered before it builds its call (ADR 0032).
+              gateStreams(server, screening);
+              resolve(bound);
+            } catch (gateFault) {
+              reject(gateFault);
+            }
+          },
         );
       }),
     close: () =>
