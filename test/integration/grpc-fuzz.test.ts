@@ -155,6 +155,44 @@ const ROWS: Row[] = [
     body: grpcFrame(Buffer.alloc(4 * 1024 * 1024 + 1)),
     code: GrpcStatus.RESOURCE_EXHAUSTED,
   },
+  // The evaluation fast path reads the frames itself (api/grpc/evaluation-fast-path.ts): as grpc-js does.
+  {
+    name: 'a valid message to an evaluation (fast path: the rows below differ from it in their fault only)',
+    path: '/flipt.evaluation.EvaluationService/Boolean',
+    body: grpcFrame(VALID),
+    code: GrpcStatus.NOT_FOUND,
+  },
+  {
+    name: 'a truncated frame to an evaluation (fast path: no message received)',
+    path: '/flipt.evaluation.EvaluationService/Boolean',
+    body: grpcFrame(VALID).subarray(0, 6),
+    code: GrpcStatus.UNIMPLEMENTED,
+  },
+  {
+    name: 'two messages to an evaluation (fast path)',
+    path: '/flipt.evaluation.EvaluationService/Variant',
+    body: Buffer.concat([grpcFrame(VALID), grpcFrame(VALID)]),
+    code: GrpcStatus.UNIMPLEMENTED,
+  },
+  {
+    name: 'no bytes at all to an evaluation (fast path)',
+    path: '/flipt.evaluation.EvaluationService/Batch',
+    body: Buffer.alloc(0),
+    code: GrpcStatus.UNIMPLEMENTED,
+  },
+  {
+    name: 'a message over 4 MiB to an evaluation (fast path)',
+    path: '/flipt.evaluation.EvaluationService/Boolean',
+    body: grpcFrame(Buffer.alloc(4 * 1024 * 1024 + 1)),
+    code: GrpcStatus.RESOURCE_EXHAUSTED,
+  },
+  {
+    name: 'the compressed flag without an encoding to an evaluation, over bytes that are no message',
+    path: '/flipt.evaluation.EvaluationService/Boolean',
+    body: grpcFrame(TRUNCATED_FIELD, true),
+    code: GrpcStatus.INVALID_ARGUMENT,
+    message: NOT_PROTOBUF,
+  },
   {
     name: 'a malformed grpc-timeout (answered before grpc-js reads it, ADR 0032)',
     path: '/flipt.Flipt/GetFlag',
@@ -269,6 +307,23 @@ describeEachBackend('bad input over gRPC', (backend) => {
       expect({ code: answer.code, message: answer.message }).toEqual({
         code: GrpcStatus.INVALID_ARGUMENT,
         message: 'request message does not inflate (gzip)',
+      });
+    });
+
+    it.each([
+      { name: 'split inside the length prefix', at: 3 },
+      { name: 'split inside the message', at: 7 },
+    ])('an evaluation whose frame is $name is read whole (fast path)', async ({ at }) => {
+      const body = grpcFrame(VALID);
+      const answer = await rawGrpcCall(
+        session,
+        '/flipt.evaluation.EvaluationService/Boolean',
+        [body.subarray(0, at), body.subarray(at)],
+        { authorization: `Bearer ${TOKEN}` },
+      );
+      expect({ code: answer.code, message: answer.message }).toEqual({
+        code: GrpcStatus.NOT_FOUND,
+        message: 'flag "default/" not found',
       });
     });
 
