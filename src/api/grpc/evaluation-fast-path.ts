@@ -186,6 +186,10 @@ export function evaluationFastPath(
         .then(
           (result) => {
             if (s.destroyed || s.closed) return;
+            // No timer per call as grpc-js sets one: an answer that comes too late is refused instead.
+            if (deadline !== Number.POSITIVE_INFINITY && deadline <= Date.now()) {
+              return fail(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
+            }
             const bytes = Buffer.isBuffer(result) ? result : m.definition.responseSerialize(snakeFields(result));
             const frame = Buffer.allocUnsafe(5 + bytes.length);
             frame[0] = 0;
