@@ -118,6 +118,54 @@ export function evaluationFastPath(
       finish(code);
       answerStatus(stream, code, details);
     };
+    // The decoded request: checked, authenticated and answered as rpc.ts's unaryHandler does.
+    const answer = (request: unknown) => {
+      const malformed = malformedRequestStatus(request);
+      if (malformed) return fail(malformed.code, malformed.details);
+      const pastDeadline = () => stream.destroyed || stream.closed || deadline <= Date.now();
+      if (pastDeadline()) return fail(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
+      const metadata = new Metadata();
+      if (typeof headers.authorization === 'string') metadata.set('authorization', headers.authorization);
+      if (typeof headers.cookie === 'string') metadata.set('cookie', headers.cookie);
+      let revision: string | undefined;
+      const context: RpcContext = {
+        metadata,
+        authentication: null,
+        setRevision: (value) => {
+          if (value !== '') revision = value;
+        },
+      };
+      authenticate(method.rpc, request, metadata, deps)
+        .then((authentication) => {
+          context.authentication = authentication;
+          if (pastDeadline()) throw new DeadlinePassed();
+          return method.rpc.handle(request, context);
+        })
+        .then(
+          (result) => {
+            if (stream.destroyed || stream.closed) return;
+            // No timer per call as grpc-js sets one: an answer that comes too late is refused instead.
+            if (deadline !== Number.POSITIVE_INFINITY && deadline <= Date.now()) {
+              return fail(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
+            }
+            const bytes = Buffer.isBuffer(result) ? result : method.definition.responseSerialize(snakeFields(result));
+            const frame = Buffer.allocUnsafe(5 + bytes.length);
+            frame[0] = 0;
+            frame.writeUInt32BE(bytes.length, 1);
+            bytes.copy(frame, 5);
+            finish(GrpcStatus.OK);
+            stream.respond(answerHeaders(revision), { waitForTrailers: true });
+            stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
+            stream.end(frame);
+          },
+          (err: unknown) => {
+            if (err instanceof DeadlinePassed) return fail(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
+            const { code, details } = statusOf(err);
+            fail(code, details);
+          },
+        );
+    };
+
     // A stream that closes before its status was sent: cancelled (as grpc-js counts it).
     stream.once('close', () => finish(GrpcStatus.CANCELLED));
     // Errors end in 'close' as well; without a listener they would end the process.
@@ -158,55 +206,8 @@ export function evaluationFastPath(
           `Received a second request message for server streaming method ${method.path}`,
         );
       }
-      answer(stream, headers, method, method.definition.requestDeserialize(body.subarray(5, 5 + length)));
+      answer(method.definition.requestDeserialize(body.subarray(5, 5 + length)));
     });
-
-    const answer = (s: ServerHttp2Stream, h: IncomingHttpHeaders, m: RegisteredMethod, request: unknown) => {
-      const malformed = malformedRequestStatus(request);
-      if (malformed) return fail(malformed.code, malformed.details);
-      const pastDeadline = () => s.destroyed || s.closed || deadline <= Date.now();
-      if (pastDeadline()) return fail(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
-      const metadata = new Metadata();
-      if (typeof h.authorization === 'string') metadata.set('authorization', h.authorization);
-      if (typeof h.cookie === 'string') metadata.set('cookie', h.cookie);
-      let revision: string | undefined;
-      const context: RpcContext = {
-        metadata,
-        authentication: null,
-        setRevision: (value) => {
-          if (value !== '') revision = value;
-        },
-      };
-      authenticate(m.rpc, request, metadata, deps)
-        .then((authentication) => {
-          context.authentication = authentication;
-          if (pastDeadline()) throw new DeadlinePassed();
-          return m.rpc.handle(request, context);
-        })
-        .then(
-          (result) => {
-            if (s.destroyed || s.closed) return;
-            // No timer per call as grpc-js sets one: an answer that comes too late is refused instead.
-            if (deadline !== Number.POSITIVE_INFINITY && deadline <= Date.now()) {
-              return fail(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
-            }
-            const bytes = Buffer.isBuffer(result) ? result : m.definition.responseSerialize(snakeFields(result));
-            const frame = Buffer.allocUnsafe(5 + bytes.length);
-            frame[0] = 0;
-            frame.writeUInt32BE(bytes.length, 1);
-            bytes.copy(frame, 5);
-            finish(GrpcStatus.OK);
-            s.respond(answerHeaders(revision), { waitForTrailers: true });
-            s.once('wantTrailers', () => s.sendTrailers(OK_TRAILERS));
-            s.end(frame);
-          },
-          (err: unknown) => {
-            if (err instanceof DeadlinePassed) return fail(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
-            const { code, details } = statusOf(err);
-            fail(code, details);
-          },
-        );
-    };
   };
 
   return {
