@@ -54,7 +54,7 @@ export function fliptServiceTables(services: Services, config: Config): Record<s
   };
 }
 
-/** Registers every Flipt service; answers each method with its table entry (the fast path's input). */
+/** Registers every Flipt service; returns each method with its table entry (what the fast path takes from). */
 export function addFliptServices(
   server: Server,
   deps: FliptServicesDeps,
