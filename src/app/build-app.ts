@@ -250,8 +250,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await http.ready();
   routeGrpcLogs(logger, config.log.grpc_level);
   const grpcCalls = new GrpcCallDrain();
+  const grpcTelemetry = { metrics, tracing, logger, onCall: grpcCalls.observe };
   const grpc = buildGrpcServer(health, {
-    interceptors: [grpcTelemetryInterceptor({ metrics, tracing, logger, onCall: grpcCalls.observe })],
+    interceptors: [grpcTelemetryInterceptor(grpcTelemetry)],
+    telemetry: grpcTelemetry,
     connMaxIdleMs: ms(config.server.grpc_conn_max_idle_time),
     connMaxAgeMs: ms(config.server.grpc_conn_max_age),
     connMaxAgeGraceMs: ms(config.server.grpc_conn_max_age_grace),

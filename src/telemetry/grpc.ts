@@ -79,7 +79,8 @@ export function grpcCodeName(code: number): string {
   return GrpcStatus[code] ?? 'UNKNOWN';
 }
 
-function callLogLevel(code: number): Level {
+/** The level of a call's log line (shared with the evaluation fast path, api/grpc/evaluation-fast-path.ts). */
+export function callLogLevel(code: number): Level {
   switch (code) {
     case GrpcStatus.OK:
     case GrpcStatus.CANCELLED:

@@ -59,13 +59,25 @@ export type Msg = any;
 export class FliptGrpc {
   readonly #clients = new Map<string, Client>();
 
-  constructor(readonly port: number) {}
+  /**
+   * `compressed`: every call is sent gzip-encoded (`grpc-encoding: gzip`), which the evaluation fast
+   * path leaves to grpc-js (api/grpc/evaluation-fast-path.ts): the same calls through the other path.
+   */
+  constructor(
+    readonly port: number,
+    readonly options: { compressed?: boolean } = {},
+  ) {}
 
   client(service: string): Client {
     let client = this.#clients.get(service);
     if (client === undefined) {
       const Ctor = serviceConstructor(service);
-      client = new Ctor(`127.0.0.1:${this.port}`, credentials.createInsecure());
+      const GZIP = 2;
+      client = new Ctor(
+        `127.0.0.1:${this.port}`,
+        credentials.createInsecure(),
+        this.options.compressed ? { 'grpc.default_compression_algorithm': GZIP } : {},
+      );
       this.#clients.set(service, client);
     }
     return client;

@@ -188,27 +188,39 @@ describeEachBackend('gRPC authentication', (backend) => {
     expect((await grpcHealthCheck(grpcPort)).status).toBe('SERVING');
   });
 
-  it('checks every call on one connection: tokens taken in turns, one deleted and one expired after use refused at once', async () => {
-    const [live, doomed, expiring] = [
-      await create({ name: 'live' }),
-      await create({ name: 'doomed' }),
-      await create({ name: 'expiring' }),
-    ];
-    const request = { namespaceKey: 'default', flagKey: 'on', entityId: 'e' };
-    const evaluate = (token: string) => grpc.call('flipt.evaluation.EvaluationService', 'Boolean', request, { token });
-    const refusal = async (token: string) =>
-      (await grpc.error('flipt.evaluation.EvaluationService', 'Boolean', request, { token })).code;
-    // Each token answered (and so remembered, its hash kept) before it is deleted or expired.
-    for (const token of [live, doomed, expiring, live]) await evaluate(token.clientToken as string);
-    await grpc.call(AUTH, 'DeleteAuthentication', { id: (doomed.authentication as Msg).id }, { token: BOOT });
-    await grpc.call(AUTH, 'ExpireAuthenticationSelf', {}, { token: expiring.clientToken as string });
-    expect(await refusal(doomed.clientToken as string)).toBe(16);
-    expect(await refusal(expiring.clientToken as string)).toBe(16);
-    await evaluate(live.clientToken as string);
-    expect(await refusal('not-a-token')).toBe(16);
-    expect(await refusal(doomed.clientToken as string)).toBe(16);
-    await evaluate(BOOT);
-  });
+  it.each([
+    { path: 'the fast path', compressed: false },
+    { path: 'grpc-js (compressed calls)', compressed: true },
+  ])(
+    'checks every call on one connection, through $path: tokens taken in turns, one deleted and one expired after use refused at once',
+    async ({ compressed }) => {
+      // Evaluations through the path of the row (api/grpc/evaluation-fast-path.ts), on one connection.
+      const evaluations = new FliptGrpc(grpcPort, { compressed });
+      const takenBefore = t.app.grpc.fastPath?.taken ?? 0;
+      const [live, doomed, expiring] = [
+        await create({ name: 'live' }),
+        await create({ name: 'doomed' }),
+        await create({ name: 'expiring' }),
+      ];
+      const request = { namespaceKey: 'default', flagKey: 'on', entityId: 'e' };
+      const evaluate = (token: string) =>
+        evaluations.call('flipt.evaluation.EvaluationService', 'Boolean', request, { token });
+      const refusal = async (token: string) =>
+        (await evaluations.error('flipt.evaluation.EvaluationService', 'Boolean', request, { token })).code;
+      // Each token answered (and so remembered, its hash kept) before it is deleted or expired.
+      for (const token of [live, doomed, expiring, live]) await evaluate(token.clientToken as string);
+      await grpc.call(AUTH, 'DeleteAuthentication', { id: (doomed.authentication as Msg).id }, { token: BOOT });
+      await grpc.call(AUTH, 'ExpireAuthenticationSelf', {}, { token: expiring.clientToken as string });
+      expect(await refusal(doomed.clientToken as string)).toBe(16);
+      expect(await refusal(expiring.clientToken as string)).toBe(16);
+      await evaluate(live.clientToken as string);
+      expect(await refusal('not-a-token')).toBe(16);
+      expect(await refusal(doomed.clientToken as string)).toBe(16);
+      await evaluate(BOOT);
+      evaluations.close();
+      expect((t.app.grpc.fastPath?.taken ?? 0) - takenBefore).toBe(compressed ? 0 : 10);
+    },
+  );
 
   it('lets a namespace-scoped token address its namespace only', async () => {
     const scoped = await create({ name: 'team only', namespaceKey: 'team' });

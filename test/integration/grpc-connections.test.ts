@@ -1,5 +1,6 @@
 // Flipt's server.grpc_conn_* limits on the real gRPC server: with grpc_conn_max_idle_time a client's
 // idle connection is closed by the server (the channel falls back to IDLE); without it, it stays open.
+// The evaluation fast path is off with an idle limit set, on without one.
 
 import { connectivityState } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -41,11 +42,14 @@ describe('gRPC connection limits', () => {
   it('closes a connection idle for server.grpc_conn_max_idle_time', async () => {
     const port = await listen({ grpc_conn_max_idle_time: '300ms' });
     expect(await stateAfterIdle(port, 3_000)).toBe(connectivityState.IDLE);
+    // grpc-js counts only the streams it handles as activity: every evaluation stays with it (ADR 0038).
+    expect(running?.app.grpc.fastPath).toBeUndefined();
   });
 
   it('keeps an idle connection open by default', async () => {
     const port = await listen({});
     expect(await stateAfterIdle(port, 1_000)).toBe(connectivityState.READY);
+    expect(running?.app.grpc.fastPath).toBeDefined();
   });
 
   it('passes only the limits that are set to grpc-js', () => {

@@ -5,10 +5,11 @@
 // INTERNAL. Then random bytes to every unary method of every Flipt service (fast-check): whatever
 // decodes reaches the handlers with odd values, and no answer is INTERNAL or UNKNOWN.
 //
-// Rows pinned to what grpc-js answers before any of Vexil's code runs (docs/adr/0032-grpc-bad-input.md):
-// a malformed `grpc-timeout` and a gzip message that does not inflate are INTERNAL there, an unknown
-// encoding UNIMPLEMENTED (as the gRPC protocol says), a truncated or missing message UNIMPLEMENTED. A
-// change in grpc-js that moves one of them fails its row, to be looked at.
+// A malformed `grpc-timeout`, a repeated `authorization` field and a compressed message that does not
+// inflate are answered INVALID_ARGUMENT before grpc-js builds its call (docs/adr/0032-grpc-bad-input.md).
+// Rows pinned to what grpc-js answers itself: an unknown encoding UNIMPLEMENTED (as the gRPC protocol
+// says), a truncated or missing message UNIMPLEMENTED. A change in grpc-js that moves one of them fails
+// its row, to be looked at.
 
 import type { ClientHttp2Session } from 'node:http2';
 import { gzipSync } from 'node:zlib';
@@ -17,9 +18,16 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fliptServiceTables } from '../../src/api/grpc/flipt-services.js';
 import { fliptGrpcObject } from '../../src/api/grpc/protos.js';
+import { REPEATED_AUTHORIZATION } from '../../src/api/http/authentication.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
-import { grpcFrame, type RawGrpcAnswer, rawGrpcCall, rawGrpcSession } from '../helpers/raw-grpc.js';
+import {
+  grpcFrame,
+  type RawGrpcAnswer,
+  rawGrpcCall,
+  rawGrpcCallWithFields,
+  rawGrpcSession,
+} from '../helpers/raw-grpc.js';
 
 const TOKEN = 'grpc-fuzz-token';
 
@@ -147,19 +155,89 @@ const ROWS: Row[] = [
     body: grpcFrame(Buffer.alloc(4 * 1024 * 1024 + 1)),
     code: GrpcStatus.RESOURCE_EXHAUSTED,
   },
+  // The evaluation fast path reads the frames itself (api/grpc/evaluation-fast-path.ts): as grpc-js does.
   {
-    name: 'a malformed grpc-timeout (grpc-js answers before any hook: INTERNAL, ADR 0032)',
+    name: 'a valid message to an evaluation (fast path: the rows below differ from it in their fault only)',
+    path: '/flipt.evaluation.EvaluationService/Boolean',
+    body: grpcFrame(VALID),
+    code: GrpcStatus.NOT_FOUND,
+  },
+  {
+    name: 'a truncated frame to an evaluation (fast path: no message received)',
+    path: '/flipt.evaluation.EvaluationService/Boolean',
+    body: grpcFrame(VALID).subarray(0, 6),
+    code: GrpcStatus.UNIMPLEMENTED,
+  },
+  {
+    name: 'two messages to an evaluation (fast path)',
+    path: '/flipt.evaluation.EvaluationService/Variant',
+    body: Buffer.concat([grpcFrame(VALID), grpcFrame(VALID)]),
+    code: GrpcStatus.UNIMPLEMENTED,
+  },
+  {
+    name: 'no bytes at all to an evaluation (fast path)',
+    path: '/flipt.evaluation.EvaluationService/Batch',
+    body: Buffer.alloc(0),
+    code: GrpcStatus.UNIMPLEMENTED,
+  },
+  {
+    name: 'a message over 4 MiB to an evaluation (fast path)',
+    path: '/flipt.evaluation.EvaluationService/Boolean',
+    body: grpcFrame(Buffer.alloc(4 * 1024 * 1024 + 1)),
+    code: GrpcStatus.RESOURCE_EXHAUSTED,
+  },
+  {
+    name: 'the compressed flag without an encoding to an evaluation, over bytes that are no message',
+    path: '/flipt.evaluation.EvaluationService/Boolean',
+    body: grpcFrame(TRUNCATED_FIELD, true),
+    code: GrpcStatus.INVALID_ARGUMENT,
+    message: NOT_PROTOBUF,
+  },
+  {
+    name: 'a malformed grpc-timeout (answered before grpc-js reads it, ADR 0032)',
     path: '/flipt.Flipt/GetFlag',
     body: grpcFrame(VALID),
     headers: { 'grpc-timeout': 'soon' },
-    code: GrpcStatus.INTERNAL,
+    code: GrpcStatus.INVALID_ARGUMENT,
+    message: 'invalid grpc-timeout value "soon"',
   },
   {
-    name: 'a gzip message that does not inflate (grpc-js answers before any hook: INTERNAL, ADR 0032)',
+    name: 'a malformed grpc-timeout on an evaluation',
+    path: '/flipt.evaluation.EvaluationService/Boolean',
+    body: grpcFrame(VALID),
+    headers: { 'grpc-timeout': '5 parsecs' },
+    code: GrpcStatus.INVALID_ARGUMENT,
+    message: 'invalid grpc-timeout value "5 parsecs"',
+  },
+  {
+    name: 'a well-formed grpc-timeout (the row above differs from it in its value only)',
+    path: '/flipt.Flipt/GetFlag',
+    body: grpcFrame(VALID),
+    headers: { 'grpc-timeout': '5S' },
+    code: GrpcStatus.NOT_FOUND,
+  },
+  {
+    name: 'a gzip message that does not inflate (checked beside grpc-js, ADR 0032)',
     path: '/flipt.Flipt/GetFlag',
     body: grpcFrame(TRUNCATED_FIELD, true),
     headers: { 'grpc-encoding': 'gzip' },
-    code: GrpcStatus.INTERNAL,
+    code: GrpcStatus.INVALID_ARGUMENT,
+    message: 'request message does not inflate (gzip)',
+  },
+  {
+    name: 'a deflate message that does not inflate, on an evaluation',
+    path: '/flipt.evaluation.EvaluationService/Variant',
+    body: grpcFrame(TRUNCATED_FIELD, true),
+    headers: { 'grpc-encoding': 'deflate' },
+    code: GrpcStatus.INVALID_ARGUMENT,
+    message: 'request message does not inflate (deflate)',
+  },
+  {
+    name: 'a gzip message that inflates (grpc-js inflates it and answers)',
+    path: '/flipt.Flipt/GetFlag',
+    body: grpcFrame(gzipSync(VALID), true),
+    headers: { 'grpc-encoding': 'gzip' },
+    code: GrpcStatus.NOT_FOUND,
   },
 ];
 
@@ -192,6 +270,61 @@ describeEachBackend('bad input over gRPC', (backend) => {
       const answer = await send(path, body, headers);
       expect(answer.httpStatus).toBe(200);
       expect({ code: answer.code, message: answer.message }).toEqual({ code, message: message ?? expect.any(String) });
+    });
+
+    it.each([
+      { name: 'two authorization fields', path: '/flipt.Flipt/GetFlag', repeated: true },
+      {
+        name: 'two authorization fields on an evaluation',
+        path: '/flipt.evaluation.EvaluationService/Boolean',
+        repeated: true,
+      },
+      {
+        name: 'one authorization field (the rows above differ in the repeat only)',
+        path: '/flipt.Flipt/GetFlag',
+        repeated: false,
+      },
+    ])('$name', async ({ path, repeated }) => {
+      const fields: [string, string][] = [['authorization', `Bearer ${TOKEN}`]];
+      if (repeated) fields.push(['authorization', 'Bearer someone-else']);
+      const answer = await rawGrpcCallWithFields(port, path, grpcFrame(VALID), fields);
+      expect({ code: answer.code, message: answer.message }).toEqual(
+        repeated
+          ? { code: GrpcStatus.INVALID_ARGUMENT, message: REPEATED_AUTHORIZATION }
+          : { code: GrpcStatus.NOT_FOUND, message: expect.any(String) },
+      );
+    });
+
+    it.each([
+      { name: 'split inside the length prefix', at: 3 },
+      { name: 'split inside the message', at: 7 },
+    ])('a gzip message that does not inflate, its frame $name, answers INVALID_ARGUMENT', async ({ at }) => {
+      const body = grpcFrame(Buffer.from('not gzip, and long enough to split'), true);
+      const answer = await rawGrpcCall(session, '/flipt.Flipt/GetFlag', [body.subarray(0, at), body.subarray(at)], {
+        authorization: `Bearer ${TOKEN}`,
+        'grpc-encoding': 'gzip',
+      });
+      expect({ code: answer.code, message: answer.message }).toEqual({
+        code: GrpcStatus.INVALID_ARGUMENT,
+        message: 'request message does not inflate (gzip)',
+      });
+    });
+
+    it.each([
+      { name: 'split inside the length prefix', at: 3 },
+      { name: 'split inside the message', at: 7 },
+    ])('an evaluation whose frame is $name is read whole (fast path)', async ({ at }) => {
+      const body = grpcFrame(VALID);
+      const answer = await rawGrpcCall(
+        session,
+        '/flipt.evaluation.EvaluationService/Boolean',
+        [body.subarray(0, at), body.subarray(at)],
+        { authorization: `Bearer ${TOKEN}` },
+      );
+      expect({ code: answer.code, message: answer.message }).toEqual({
+        code: GrpcStatus.NOT_FOUND,
+        message: 'flag "default/" not found',
+      });
     });
 
     it('a malformed message answers INVALID_ARGUMENT before authentication, as REST answers 400 for bad JSON', async () => {

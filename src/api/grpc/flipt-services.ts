@@ -16,6 +16,7 @@ import {
   tokenMethodRpcs,
 } from './auth-rpcs.js';
 import { passEncodedAnswers } from './evaluation-answer.js';
+import type { RegisteredMethod } from './evaluation-fast-path.js';
 import { dataRpcs, evaluationRpcs } from './evaluation-rpcs.js';
 import { legacyEvaluationRpcs } from './flipt-rpcs.js';
 import { metaRpcs } from './meta-rpcs.js';
@@ -55,15 +56,22 @@ export function fliptServiceTables(services: Services, config: Config): Record<s
   };
 }
 
+/** Registers every Flipt service; returns each method with its table entry (what the fast path takes from). */
 export function addFliptServices(
   server: Server,
   deps: FliptServicesDeps,
   root: GrpcObject = fliptGrpcObject() as unknown as GrpcObject,
-): void {
+): RegisteredMethod[] {
+  const registered: RegisteredMethod[] = [];
   for (const [name, rpcs] of Object.entries(fliptServiceTables(deps.services, deps.config))) {
     // Requests that are not valid protobuf reach the handler as MalformedRequest (request-decoding.ts);
     // handlers may answer with bytes they encoded themselves (evaluation-answer.ts).
     const definition = passEncodedAnswers(decodingSafely(serviceOf(root, name).service));
     server.addService(definition, serviceImplementation(definition, rpcs, deps));
+    for (const rpc of rpcs) {
+      const method = definition[rpc.method];
+      if (method !== undefined) registered.push({ path: method.path, rpc, definition: method });
+    }
   }
+  return registered;
 }

@@ -6,10 +6,9 @@
 // and reflection, are registered through `checkingRequests`). A valid message costs the try block
 // around the decoder and, in the handler, one instanceof: nothing on the success path.
 //
-// What grpc-js answers before any decoder runs is out of reach without patching it: a malformed
-// `grpc-timeout` header and a compressed message that does not inflate answer INTERNAL from its own
-// call object (docs/adr/0032-grpc-bad-input.md); an unknown `grpc-encoding` answers UNIMPLEMENTED, as
-// the gRPC protocol says.
+// What grpc-js answers before any decoder runs (a malformed `grpc-timeout`, a compressed message that
+// does not inflate) is screened before grpc-js sees the call (call-screening.ts, ADR 0032); an unknown
+// `grpc-encoding` answers UNIMPLEMENTED, as the gRPC protocol says.
 
 import {
   status as GrpcStatus,

@@ -121,7 +121,7 @@ export class RpcError extends Error {
   }
 }
 
-function statusOf(err: unknown): { code: number; details: string } {
+export function statusOf(err: unknown): { code: number; details: string } {
   if (err instanceof RpcError) return { code: err.code, details: err.message };
   const { code, message } = errorStatus(err);
   return { code, details: message };

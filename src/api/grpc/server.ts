@@ -4,16 +4,22 @@
 
 import { Server, ServerCredentials, type ServerInterceptor } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
+import type { GrpcTelemetry } from '../../telemetry/grpc.js';
 import type { HealthState } from '../health-state.js';
 import type { LongLivedStreams } from '../long-lived-streams.js';
+import { screeningCalls } from './call-screening.js';
 import { addChangeService, type ChangeStreamDeps } from './change-rpcs.js';
+import { evaluationFastPath, type FastPath } from './evaluation-fast-path.js';
 import { addFliptServices, type FliptServicesDeps } from './flipt-services.js';
 import { fliptPackageDefinition } from './protos.js';
 import { addReflection } from './reflection.js';
 import { checkingRequests } from './request-decoding.js';
+import { gateStreams, type StreamGate } from './stream-gate.js';
 
 export interface GrpcServer {
   server: Server;
+  /** The evaluation fast path, when it applies (evaluation-fast-path.ts). */
+  fastPath: FastPath | undefined;
   listen(host: string, port: number): Promise<number>;
   close(): Promise<void>;
 }
@@ -21,6 +27,11 @@ export interface GrpcServer {
 export interface GrpcServerOptions {
   /** Run around every call of every service (telemetry/grpc.ts: metrics, logs, spans). */
   interceptors?: ServerInterceptor[];
+  /**
+   * What the interceptors record, for the calls the evaluation fast path answers without them
+   * (evaluation-fast-path.ts); absent: no fast path.
+   */
+  telemetry?: GrpcTelemetry;
   /** Connection limits in ms (Flipt's server.grpc_conn_*); 0 or absent: grpc-js's default (none). */
   connMaxIdleMs?: number;
   connMaxAgeMs?: number;
@@ -82,13 +93,26 @@ export function buildGrpcServer(health: HealthState, options: GrpcServerOptions 
   const checking = checkingRequests(server);
   healthService.addToServer(checking as Server);
   addReflection(checking, fliptPackageDefinition());
+  let fastPath: FastPath | undefined;
   if (options.flipt) {
-    addFliptServices(server, options.flipt);
+    const methods = addFliptServices(server, options.flipt);
     addChangeService(server, options.flipt, options.changes);
+    // grpc-js's idle limit counts the streams it handles: with one set, every call stays with it.
+    if (options.telemetry && !options.connMaxIdleMs) {
+      fastPath = evaluationFastPath(methods, options.flipt, options.telemetry, MAX_RECEIVE_MESSAGE_BYTES);
+    }
   }
+
+  const screening = screeningCalls(MAX_RECEIVE_MESSAGE_BYTES);
+  const fast = fastPath?.gate;
+  const gate: StreamGate =
+    fast === undefined
+      ? screening
+      : (stream, headers, rawHeaders) => screening(stream, headers, rawHeaders) || fast(stream, headers, rawHeaders);
 
   return {
     server,
+    fastPath,
     listen: (host, port) =>
       new Promise((resolve, reject) => {
         server.bindAsync(
@@ -96,7 +120,16 @@ export function buildGrpcServer(health: HealthState, options: GrpcServerOptions 
           options.tls
             ? ServerCredentials.createSsl(null, [{ private_key: options.tls.key, cert_chain: options.tls.cert }])
             : ServerCredentials.createInsecure(),
-          (err, bound) => (err ? reject(err) : resolve(bound)),
+          (err, bound) => {
+            if (err) return reject(err);
+            try {
+              // Bad input grpc-js would answer INTERNAL is answered before it builds its call (ADR 0032).
+              gateStreams(server, gate);
+              resolve(bound);
+            } catch (gateFault) {
+              reject(gateFault);
+            }
+          },
         );
       }),
     close: () =>

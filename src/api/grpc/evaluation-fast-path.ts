@@ -1,0 +1,231 @@
+// flipt.evaluation.EvaluationService's Boolean, Variant and Batch answered on the HTTP/2 stream itself,
+// without grpc-js's per-call machinery (its call object, interceptor layers, metadata objects and
+// listener chain), which cost about as much as the evaluation (docs/performance.md;
+// docs/adr/0038-grpc-evaluation-fast-path-grpc-edge.md). It takes only plain calls: one of these three
+// paths, `content-type: application/grpc` (or `+proto`), no message encoding but identity, tracing off
+// (spans need grpc-js's listener chain). Everything else goes to grpc-js unchanged. What it does is the
+// grpc-js path's, from the same parts:
+// - the request read as grpc-js reads a unary one (frames may arrive split): one length-prefixed
+//   message, decoded by the method's own (safe) decoder; no message or a second one UNIMPLEMENTED, one
+//   over the limit RESOURCE_EXHAUSTED, bytes that are no message INVALID_ARGUMENT (request-decoding.ts);
+// - the deadline of `grpc-timeout` (a call past it does no work: DEADLINE_EXCEEDED);
+// - authentication through rpc.ts's `authenticate` on every call (token hashes cached per token value,
+//   the look-up made per call, so a deleted or expired token is refused at once);
+// - the answer from the table entry's handler (cached protobuf bytes, evaluation-answer.ts) with grpc-js's
+//   response headers, `x-vexil-revision`, and the status in trailers; a failure trailers-only;
+// - telemetry as the interceptor records it (telemetry/grpc.ts): the call metric, the log line, and the
+//   drain's count from start to status or cancellation.
+
+import { constants, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
+import { status as GrpcStatus, Metadata, type MethodDefinition } from '@grpc/grpc-js';
+import { callLogLevel, type GrpcTelemetry, grpcCodeName } from '../../telemetry/grpc.js';
+import { REVISION_HEADER } from '../kinds.js';
+import { answerStatus } from './call-screening.js';
+import { snakeFields } from './field-case.js';
+import { malformedRequestStatus } from './request-decoding.js';
+import { type AnyRpc, authenticate, type RpcContext, type RpcDeps, statusOf } from './rpc.js';
+import type { StreamGate } from './stream-gate.js';
+
+/** The methods this path answers. */
+export const FAST_PATHS: ReadonlySet<string> = new Set([
+  '/flipt.evaluation.EvaluationService/Boolean',
+  '/flipt.evaluation.EvaluationService/Variant',
+  '/flipt.evaluation.EvaluationService/Batch',
+]);
+
+/** A unary method as registered with grpc-js: its table entry and its (safe, passing) definition. */
+export interface RegisteredMethod {
+  path: string;
+  rpc: AnyRpc;
+  definition: MethodDefinition<unknown, unknown>;
+}
+
+export interface FastPath {
+  gate: StreamGate;
+  /** Calls this path has taken (tests read it to know which path answered). */
+  readonly taken: number;
+}
+
+/** grpc-js's reading of `grpc-timeout` (server-interceptors.ts), as ms; call-screening.ts refused the rest. */
+const TIMEOUT = /(\d{1,8})\s*([HMSmun])/;
+const TIMEOUT_UNIT_MS: Readonly<Record<string, number>> = {
+  H: 3_600_000,
+  M: 60_000,
+  S: 1_000,
+  m: 1,
+  u: 0.001,
+  n: 1e-6,
+};
+
+function deadlineOf(header: string | string[] | undefined): number {
+  if (header === undefined) return Number.POSITIVE_INFINITY;
+  const match = TIMEOUT.exec(String(header));
+  if (match === null) return Number.POSITIVE_INFINITY;
+  return Date.now() + ((Number(match[1]) * (TIMEOUT_UNIT_MS[match[2] as string] as number)) | 0);
+}
+
+/** Response headers grpc-js sends before an answer (server-interceptors.ts), plus the revision. */
+function answerHeaders(revision: string | undefined) {
+  const headers: Record<string, string | number> = {
+    [constants.HTTP2_HEADER_STATUS]: 200,
+    [constants.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc+proto',
+    'grpc-accept-encoding': 'identity,deflate,gzip',
+    'grpc-encoding': 'identity',
+  };
+  if (revision !== undefined) headers[REVISION_HEADER] = revision;
+  return headers;
+}
+
+const OK_TRAILERS = { 'grpc-status': GrpcStatus.OK, 'grpc-message': 'OK' };
+
+/**
+ * The fast path over `methods` (those of FAST_PATHS are taken), or undefined when it cannot apply:
+ * tracing on (spans are grpc-js's listener chain's).
+ */
+export function evaluationFastPath(
+  methods: readonly RegisteredMethod[],
+  deps: RpcDeps,
+  telemetry: GrpcTelemetry,
+  maxMessageBytes: number,
+): FastPath | undefined {
+  if (telemetry.tracing.enabled) return undefined;
+  const byPath = new Map(methods.filter((m) => FAST_PATHS.has(m.path)).map((m) => [m.path, m]));
+  const { metrics, logger, onCall } = telemetry;
+  let taken = 0;
+
+  const serve = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, method: RegisteredMethod) => {
+    const started = performance.now();
+    const deadline = deadlineOf(headers['grpc-timeout']);
+    const counted = onCall?.(method.definition as never);
+    let finished = false;
+    const finish = (code: number) => {
+      if (finished) return;
+      finished = true;
+      const ms = performance.now() - started;
+      const codeName = grpcCodeName(code);
+      metrics.recordGrpcRequest(method.path, codeName, ms / 1000);
+      const level = callLogLevel(code);
+      if (logger.isLevelEnabled(level)) {
+        logger[level](
+          { grpcMethod: method.path, code: codeName, durationMs: Math.round(ms * 1000) / 1000 },
+          'grpc call completed',
+        );
+      }
+      counted?.();
+    };
+    const fail = (code: number, details: string) => {
+      if (stream.destroyed || stream.closed) return;
+      finish(code);
+      answerStatus(stream, code, details);
+    };
+    // The decoded request: checked, authenticated and answered as rpc.ts's unaryHandler does.
+    const answer = (request: unknown) => {
+      const malformed = malformedRequestStatus(request);
+      if (malformed) return fail(malformed.code, malformed.details);
+      const pastDeadline = () => stream.destroyed || stream.closed || deadline <= Date.now();
+      if (pastDeadline()) return fail(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
+      const metadata = new Metadata();
+      if (typeof headers.authorization === 'string') metadata.set('authorization', headers.authorization);
+      if (typeof headers.cookie === 'string') metadata.set('cookie', headers.cookie);
+      let revision: string | undefined;
+      const context: RpcContext = {
+        metadata,
+        authentication: null,
+        setRevision: (value) => {
+          if (value !== '') revision = value;
+        },
+      };
+      authenticate(method.rpc, request, metadata, deps)
+        .then((authentication) => {
+          context.authentication = authentication;
+          if (pastDeadline()) throw new DeadlinePassed();
+          return method.rpc.handle(request, context);
+        })
+        .then(
+          (result) => {
+            if (stream.destroyed || stream.closed) return;
+            // No timer per call as grpc-js sets one: an answer that comes too late is refused instead.
+            if (deadline !== Number.POSITIVE_INFINITY && deadline <= Date.now()) {
+              return fail(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
+            }
+            const bytes = Buffer.isBuffer(result) ? result : method.definition.responseSerialize(snakeFields(result));
+            const frame = Buffer.allocUnsafe(5 + bytes.length);
+            frame[0] = 0;
+            frame.writeUInt32BE(bytes.length, 1);
+            bytes.copy(frame, 5);
+            finish(GrpcStatus.OK);
+            stream.respond(answerHeaders(revision), { waitForTrailers: true });
+            stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
+            stream.end(frame);
+          },
+          (err: unknown) => {
+            if (err instanceof DeadlinePassed) return fail(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
+            const { code, details } = statusOf(err);
+            fail(code, details);
+          },
+        );
+    };
+
+    // A stream that closes before its status was sent: cancelled (as grpc-js counts it).
+    stream.once('close', () => finish(GrpcStatus.CANCELLED));
+    // Errors end in 'close' as well; without a listener they would end the process.
+    stream.on('error', () => {});
+
+    let chunks: Buffer[] = [];
+    let received = 0;
+    let lengthRead = false;
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      chunks.push(chunk);
+      // Longer than one message may be: grpc-js's StreamDecoder refuses it as it arrives.
+      if (!lengthRead && received >= 5) {
+        lengthRead = true;
+        const first = chunks.length === 1 ? chunk : Buffer.concat(chunks, received);
+        chunks = [first];
+        const length = first.readUInt32BE(1);
+        if (length > maxMessageBytes) {
+          stream.removeListener('data', onData);
+          fail(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (${length} vs. ${maxMessageBytes})`);
+        }
+      }
+    };
+    stream.on('data', onData);
+    stream.once('end', () => {
+      if (finished) return;
+      const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received);
+      chunks = [];
+      const length = body.length >= 5 ? body.readUInt32BE(1) : -1;
+      if (length < 0 || body.length < 5 + length) {
+        return fail(GrpcStatus.UNIMPLEMENTED, `Received no request message for unary method ${method.path}`);
+      }
+      const rest = body.length - 5 - length;
+      // A second complete message (a partial one grpc-js never reads, so it answers the first).
+      if (rest >= 5 && rest >= 5 + body.readUInt32BE(5 + length)) {
+        return fail(
+          GrpcStatus.UNIMPLEMENTED,
+          `Received a second request message for server streaming method ${method.path}`,
+        );
+      }
+      answer(method.definition.requestDeserialize(body.subarray(5, 5 + length)));
+    });
+  };
+
+  return {
+    gate: (stream, headers) => {
+      const method = byPath.get(headers[constants.HTTP2_HEADER_PATH] as string);
+      if (method === undefined) return false;
+      const contentType = headers[constants.HTTP2_HEADER_CONTENT_TYPE];
+      if (contentType !== 'application/grpc' && contentType !== 'application/grpc+proto') return false;
+      const encoding = headers['grpc-encoding'];
+      if (encoding !== undefined && encoding !== 'identity') return false;
+      taken++;
+      serve(stream, headers, method);
+      return true;
+    },
+    get taken() {
+      return taken;
+    },
+  };
+}
+
+class DeadlinePassed extends Error {}
