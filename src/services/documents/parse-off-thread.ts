@@ -131,10 +131,11 @@ export async function parseSourcesOffThread(
   }
 }
 
-/** Sends the sources' text in slices, an event-loop turn after each (sent to a stopped worker: dropped). */
+/** Sends the sources' text in slices, an event-loop turn after each; stops when the worker has stopped. */
 async function sendText(worker: Worker, sources: ImportSourceText[]): Promise<void> {
   for (const [index, source] of sources.entries()) {
     for (let at = 0; at < source.text.length; at += TEXT_SLICE_CHARS) {
+      if (worker.threadId === -1) return;
       const slice: TextSlice = { source: index, text: source.text.slice(at, at + TEXT_SLICE_CHARS) };
       worker.postMessage(slice);
       await nextTurn();
