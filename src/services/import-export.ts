@@ -12,6 +12,7 @@ import { NotFoundError } from '../domain/errors.js';
 import type { NamespaceContent } from '../domain/namespace-content.js';
 import { VERSION } from '../runtime/version.js';
 import type { DocumentStore } from '../storage/documents.js';
+import { withCheckpointOffThread } from '../storage/sqlite-checkpoint.js';
 import type { NamespaceStore, OperationLockStore } from '../storage/store.js';
 import { bumpRevision, type Tx } from '../storage/transaction.js';
 import { UNSTORABLE_REASON } from '../storage/unstorable-text.js';
@@ -154,16 +155,19 @@ export class ImportExportService {
     try {
       // One batch id for every change of the run, so its changes can be listed (and reverted) together.
       const recording = { batch: randomUUID(), ...(options.actor ? { actor: options.actor } : {}) };
-      const result = await recordedTransaction(
-        this.ctx,
-        async (tx, changes) => {
-          touched = new Set();
-          const result = await this.apply(tx, docs, options, touched, changes);
-          if (options.dryRun) throw new DryRunRollback(result);
-          return result;
-        },
-        recording,
-      );
+      const write = () =>
+        recordedTransaction(
+          this.ctx,
+          async (tx, changes) => {
+            touched = new Set();
+            const result = await this.apply(tx, docs, options, touched, changes);
+            if (options.dryRun) throw new DryRunRollback(result);
+            return result;
+          },
+          recording,
+        );
+      // A dry run commits nothing, so leaves nothing to checkpoint.
+      const result = await (options.dryRun ? write() : withCheckpointOffThread(this.ctx.db, write));
       for (const ns of touched) this.ctx.changes.publish(ns);
       return result;
     } catch (err) {
@@ -179,17 +183,19 @@ export class ImportExportService {
   async seed(name: string, hash: string, docs: ParsedDocument[]): Promise<ImportResult | undefined> {
     await this.locks.ensureRow(this.ctx.db, SEED_OPERATION);
     let touched = new Set<string>();
-    const result = await recordedTransaction(
-      this.ctx,
-      async (tx, changes) => {
-        touched = new Set();
-        await this.locks.lockRow(tx, SEED_OPERATION);
-        if ((await this.documents.seedHash(tx, name)) === hash) return undefined;
-        const result = await this.apply(tx, docs, { skipExisting: true }, touched, changes);
-        await this.documents.recordSeed(tx, name, hash);
-        return result;
-      },
-      { batch: randomUUID(), actor: SEED_ACTOR },
+    const result = await withCheckpointOffThread(this.ctx.db, () =>
+      recordedTransaction(
+        this.ctx,
+        async (tx, changes) => {
+          touched = new Set();
+          await this.locks.lockRow(tx, SEED_OPERATION);
+          if ((await this.documents.seedHash(tx, name)) === hash) return undefined;
+          const result = await this.apply(tx, docs, { skipExisting: true }, touched, changes);
+          await this.documents.recordSeed(tx, name, hash);
+          return result;
+        },
+        { batch: randomUUID(), actor: SEED_ACTOR },
+      ),
     );
     for (const ns of touched) this.ctx.changes.publish(ns);
     return result;

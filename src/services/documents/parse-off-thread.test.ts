@@ -29,6 +29,19 @@ describe('parseSourcesOffThread', () => {
     expect(off).toEqual(parseSources(GOOD));
   });
 
+  it('text sent in slices (1 Mi characters a message) arrives whole, a pair of surrogates cut in two too', async () => {
+    const SLICE = 1024 * 1024;
+    const flags = Array.from({ length: 60_000 }, (_, i) => `  - key: f${i}\n    name: "F ${i} 🚩"\n`).join('');
+    const body = `namespace: sliced\nflags:\n${flags}`;
+    // A comment in front, as long as it takes to put an emoji's first half (of two UTF-16 code units)
+    // last in the first slice.
+    const emoji = body.lastIndexOf('🚩', SLICE - 3);
+    const text = `#${'x'.repeat(SLICE - 1 - emoji - 2)}\n${body}`;
+    expect([text.length > 2 * SLICE, text.codePointAt(SLICE - 1)]).toEqual([true, '🚩'.codePointAt(0)]);
+    const sources: ImportSourceText[] = [{ name: 'big.yml', text, format: 'yaml' }, GOOD[1] as ImportSourceText];
+    expect(await parseSourcesOffThread(sources)).toEqual(parseSources(sources));
+  });
+
   it.each<[string, ImportSourceText[]]>([
     [
       'a bad field',

@@ -52,8 +52,26 @@ export function requireImportSize(sources: ImportSourceText[]): void {
   }
 }
 
+/** What the worker is started with: the sources without their text, which follows in slices. */
+export interface WorkerSources {
+  sources: Omit<ImportSourceText, 'text'>[];
+}
+
+/** A slice of a source's text, as the caller sends it; `'next'` asks for the next piece. */
+export interface TextSlice {
+  source: number;
+  text: string;
+}
+
+/**
+ * Characters of text per message. Cloning a message is a synchronous copy on the sender's thread:
+ * the whole of a 50 MB document as the worker's data held the event loop 0.1–0.36 s (ADR 0038).
+ */
+const TEXT_SLICE_CHARS = 1024 * 1024;
+
 function startWorker(sources: ImportSourceText[], heapMb: number): Worker {
-  const options = { workerData: { sources }, resourceLimits: { maxOldGenerationSizeMb: heapMb } };
+  const workerData: WorkerSources = { sources: sources.map(({ name, format }) => ({ name, format })) };
+  const options = { workerData, resourceLimits: { maxOldGenerationSizeMb: heapMb } };
   if (import.meta.url.endsWith('.ts')) {
     // Running from the TypeScript sources (tsx in development, the test runner): the worker loads them
     // through tsx as well. The compiled program starts the compiled worker.
@@ -106,9 +124,21 @@ export async function parseSourcesOffThread(
         } else reject(err);
       });
       worker.on('exit', (code) => reject(new Error(`the import's reader stopped (exit code ${code})`)));
-      worker.postMessage('next');
+      void sendText(worker, sources).then(() => worker.postMessage('next'));
     });
   } finally {
     void worker.terminate();
+  }
+}
+
+/** Sends the sources' text in slices, an event-loop turn after each; stops when the worker has stopped. */
+async function sendText(worker: Worker, sources: ImportSourceText[]): Promise<void> {
+  for (const [index, source] of sources.entries()) {
+    for (let at = 0; at < source.text.length; at += TEXT_SLICE_CHARS) {
+      if (worker.threadId === -1) return;
+      const slice: TextSlice = { source: index, text: source.text.slice(at, at + TEXT_SLICE_CHARS) };
+      worker.postMessage(slice);
+      await nextTurn();
+    }
   }
 }

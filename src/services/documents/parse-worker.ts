@@ -1,13 +1,14 @@
-// The worker thread that reads an import's documents (parse-off-thread.ts starts it): it parses and
-// checks every source, as parseSources does on the caller's thread, then hands the documents back in
-// pieces of PIECE_SIZE flags or segments, one piece each time the caller asks for the next, so that
-// receiving them never holds the caller's event loop for long (ADR 0034).
+// The worker thread that reads an import's documents (parse-off-thread.ts starts it): it receives the
+// sources' text in slices, parses and checks every source, as parseSources does on the caller's
+// thread, then hands the documents back in pieces of PIECE_SIZE flags or segments, one piece each time
+// the caller asks for the next, so that sending and receiving never hold the caller's event loop for
+// long (ADR 0034, 0038).
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { withLine } from './error-line.js';
 import { DocumentError } from './errors.js';
 import { parseDocuments } from './parse.js';
-import type { ImportSourceText, WorkerPiece } from './parse-off-thread.js';
+import type { ImportSourceText, TextSlice, WorkerPiece, WorkerSources } from './parse-off-thread.js';
 import { type ParsedDocument, readDocuments } from './validate.js';
 
 /** Flags or segments per message. */
@@ -52,9 +53,17 @@ function* pieces(sources: ImportSourceText[]): Generator<WorkerPiece> {
 
 const port = parentPort;
 if (port) {
-  const steps = pieces((workerData as { sources: ImportSourceText[] }).sources);
-  // Every 'next' from the caller is answered with one piece; the caller asks once it has taken the last.
-  port.on('message', () => {
+  const { sources } = workerData as WorkerSources;
+  const texts: string[][] = sources.map(() => []);
+  let steps: Generator<WorkerPiece> | undefined;
+  // The text comes first, in slices; then every 'next' from the caller is answered with one piece (the
+  // caller asks once it has taken the last).
+  port.on('message', (message: TextSlice | 'next') => {
+    if (message !== 'next') {
+      texts[message.source]?.push(message.text);
+      return;
+    }
+    steps ??= pieces(sources.map((source, i) => ({ ...source, text: (texts[i] ?? []).join('') })));
     const step = steps.next();
     if (!step.done) port.postMessage(step.value);
   });
