@@ -371,7 +371,11 @@ const HTTP_ROWS: HttpRow[] = [
     same: true,
   },
   // The export's first lines name the time it was written; the rest must be the same document.
-  { route: 'GET /api/v1/namespaces/:namespaceKey/export', request: (ns) => ({ path: `${nsPath(ns)}/export` }), same: true },
+  {
+    route: 'GET /api/v1/namespaces/:namespaceKey/export',
+    request: (ns) => ({ path: `${nsPath(ns)}/export` }),
+    same: true,
+  },
   {
     route: 'GET /api/v1/namespaces/:namespaceKey/changes',
     request: (ns) => ({ path: `${nsPath(ns)}/changes` }),

@@ -38,7 +38,6 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return first === undefined || first === '' ? undefined : first;
 }
 
-/** X-Service-Namespace (interface.md) first, then Flipt's X-Flipt-Namespace, else `default`. */
 /** Where OFREP names the namespace: its own header first, then Flipt's. */
 const NAMESPACE_HEADERS = ['x-service-namespace', 'x-flipt-namespace'] as const;
 
@@ -50,6 +49,7 @@ const OFREP_EVALUATION: Access = {
   namespaceHeaders: NAMESPACE_HEADERS,
 };
 
+/** X-Service-Namespace (interface.md) first, then Flipt's X-Flipt-Namespace, else `default`. */
 function namespaceOf(request: FastifyRequest): string {
   return namespaceKeyOrDefault(header(request, NAMESPACE_HEADERS[0]) ?? header(request, NAMESPACE_HEADERS[1]));
 }
