@@ -1,5 +1,5 @@
 #!/bin/bash
-# Instruction counts per request (ADR 0038; docs/performance.md, "Running the benchmark").
+# Instruction counts per request (ADR 0044; docs/performance.md, "Running the benchmark").
 # prepare.sh NAME [REF]: compiles REF (default: the working tree) into $CALLGRIND_DIR/NAME
 # (/dev/shm/vexil-callgrind unless set), seeds its SQLite database with the bench's 50 flags and
 # writes the four scenarios' request bodies beside it. Then: count.sh SCENARIO NAME...

@@ -1,5 +1,5 @@
 # summary.py N DIR...: per dump of the main thread (callgrind.out.*-01), instructions per request: the
-# total, and "steady": less TurboFan compilation and full collections, which come in bursts (ADR 0038).
+# total, and "steady": less TurboFan compilation and full collections, which come in bursts (ADR 0044).
 import sys, glob, re, subprocess
 n = int(sys.argv[1])
 for d in sys.argv[2:]:

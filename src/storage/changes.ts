@@ -80,7 +80,7 @@ function toChange(row: Selectable<ChangesTable>): Change {
 /**
  * Rows per statement, well under every database's bound parameters. On SQLite a statement holds the
  * event loop, and the cost per row grows with its size (each row's revision is a subquery): 500 rows
- * took 65 ms, 100 rows 8–10 ms, 50 rows 1.4 ms, the import no slower (ADR 0038).
+ * took 65 ms, 100 rows 8–10 ms, 50 rows 1.4 ms, the import no slower (ADR 0042).
  */
 const CHANGES_PER_INSERT = 50;
 

@@ -43,7 +43,7 @@ export interface DocumentStore {
  * Rows per insert statement, and the statement is what holds the event loop on SQLite, whose driver
  * answers synchronously: 500 rows took 14 ms (up to 125 ms on the loaded machine), 100 rows under
  * 1 ms (up to 48), the import no slower within the noise; the cost per row grows with the statement
- * (ADR 0038).
+ * (ADR 0042).
  */
 const ROWS_PER_INSERT = 100;
 

@@ -1,4 +1,4 @@
-// SQLite's WAL checkpoint after a large write, on a worker thread (ADR 0038). better-sqlite3 answers on
+// SQLite's WAL checkpoint after a large write, on a worker thread (ADR 0042). better-sqlite3 answers on
 // the event loop, and SQLite runs the automatic checkpoint inside the COMMIT that pushes the WAL over
 // `wal_autocheckpoint` pages: after a 50 MB import that copied the whole import into the database file
 // in one call, 1–3 s during which /health and every evaluation waited. So a large write runs with the

@@ -42,7 +42,7 @@ describe('gRPC connection limits', () => {
   it('closes a connection idle for server.grpc_conn_max_idle_time', async () => {
     const port = await listen({ grpc_conn_max_idle_time: '300ms' });
     expect(await stateAfterIdle(port, 3_000)).toBe(connectivityState.IDLE);
-    // grpc-js counts only the streams it handles as activity: every evaluation stays with it (ADR 0038).
+    // grpc-js counts only the streams it handles as activity: every evaluation stays with it (ADR 0043).
     expect(running?.app.grpc.fastPath).toBeUndefined();
   });
 

@@ -1,4 +1,4 @@
-// When the evaluation fast path stands aside (ADR 0038): with tracing on, a call's span and its context
+// When the evaluation fast path stands aside (ADR 0043): with tracing on, a call's span and its context
 // around the handler are grpc-js's listener chain's, so every call goes to grpc-js.
 
 import { describe, expect, it } from 'vitest';

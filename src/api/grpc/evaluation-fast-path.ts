@@ -1,7 +1,7 @@
 // flipt.evaluation.EvaluationService's Boolean, Variant and Batch answered on the HTTP/2 stream itself,
 // without grpc-js's per-call machinery (its call object, interceptor layers, metadata objects and
 // listener chain), which cost about as much as the evaluation (docs/performance.md;
-// docs/adr/0038-grpc-evaluation-fast-path-grpc-edge.md). It takes only plain calls: one of these three
+// docs/adr/0043-grpc-evaluation-fast-path.md). It takes only plain calls: one of these three
 // paths, `content-type: application/grpc` (or `+proto`), no message encoding but identity, tracing off
 // (spans need grpc-js's listener chain). Everything else goes to grpc-js unchanged. What it does is the
 // grpc-js path's, from the same parts:

@@ -65,7 +65,7 @@ export interface TextSlice {
 
 /**
  * Characters of text per message. Cloning a message is a synchronous copy on the sender's thread:
- * the whole of a 50 MB document as the worker's data held the event loop 0.1–0.36 s (ADR 0038).
+ * the whole of a 50 MB document as the worker's data held the event loop 0.1–0.36 s (ADR 0042).
  */
 const TEXT_SLICE_CHARS = 1024 * 1024;
 
