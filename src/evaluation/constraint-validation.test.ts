@@ -60,6 +60,8 @@ describe('validateConstraint', () => {
   it('rejects unknown types and entityId constraints on another property', () => {
     fails({ type: 'UNKNOWN_COMPARISON_TYPE' }, 'invalid constraint type: "UNKNOWN_COMPARISON_TYPE"');
     fails({ type: 'FOO' }, 'invalid constraint type: "FOO"');
+    // gRPC: an enum number beyond the known ones arrives as the number.
+    fails({ type: 6 as never }, 'invalid constraint type: "6"');
     fails({ type: 'ENTITY_ID_COMPARISON_TYPE', property: 'foo' }, 'property is foo instead of "entityId"');
     expect(
       validateConstraint({

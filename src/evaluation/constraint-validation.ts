@@ -139,7 +139,8 @@ export function validateConstraint(input: ConstraintInput, options: { update?: b
       if (!ENTITY_ID_OPERATORS.has(operator)) throw notValid('entityId');
       break;
     default:
-      throw new InvalidArgumentError(`invalid constraint type: ${goQuote(input.type)}`);
+      // A gRPC enum number outside the known ones arrives as the number: Flipt names it as Go does ("6").
+      throw new InvalidArgumentError(`invalid constraint type: ${goQuote(String(input.type))}`);
   }
 
   let value = input.value;

@@ -119,6 +119,14 @@ const ROWS: Row[] = [
     message: NOT_PROTOBUF,
   },
   {
+    // CreateConstraintRequest {segment_key: "a", type: 6, property: "a", operator: "a"}: no such type.
+    name: 'a constraint type beyond the known ones (an enum number protobuf keeps as it is)',
+    path: '/flipt.Flipt/CreateConstraint',
+    body: grpcFrame(Buffer.from('0a01611a01612201611006', 'hex')),
+    code: GrpcStatus.INVALID_ARGUMENT,
+    message: 'invalid constraint type: "6"',
+  },
+  {
     name: 'a valid message (the rows above differ from it in their fault only)',
     path: '/flipt.Flipt/GetFlag',
     body: grpcFrame(VALID),
