@@ -27,7 +27,6 @@ import { VERSION } from '../runtime/version.js';
 import { createServices, type Services } from '../services/index.js';
 import { type Db, dialectOf, openDb, waitForDb } from '../storage/db.js';
 import { driverMessage } from '../storage/errors.js';
-import { migrateToLatest } from '../storage/migrations/index.js';
 import { readRevisionTag } from '../storage/transaction.js';
 import { createQueryObserver } from '../telemetry/db.js';
 import { grpcTelemetryInterceptor, routeGrpcLogs } from '../telemetry/grpc.js';
@@ -38,6 +37,7 @@ import { buildAuthMethods } from './auth-methods.js';
 import { type DrainOutcome, drainTransports } from './drain.js';
 import { checkEventStreamSettings, createEventStreams, type EventStreams } from './event-streams.js';
 import { createJobsRoom, type JobsRoom } from './jobs/room.js';
+import { migrateToLatest } from './migrations.js';
 import { applySeed } from './seed.js';
 import { bootstrapTokenAuthentication, createSessionCleanup, createTokenCleanup } from './token-authentication.js';
 

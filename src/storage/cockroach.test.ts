@@ -17,7 +17,7 @@ import {
 import { DIALECT_CAPABILITIES, type DialectName, openDb } from './db.js';
 import { classifyDriverError } from './errors.js';
 import { loadNamespaceSource } from './evaluation-source.js';
-import { migrationsFor } from './migrations/index.js';
+import { migrationsFor } from '../app/migrations.js';
 import type { Database } from './schema.js';
 import { inTransaction, MAX_TRANSACTION_ATTEMPTS } from './transaction.js';
 

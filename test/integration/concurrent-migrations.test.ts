@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { CockroachAdapter } from '../../src/storage/cockroach.js';
 import { type Db, openDb } from '../../src/storage/db.js';
 import { loadNamespaceSource } from '../../src/storage/evaluation-source.js';
-import { migrateToLatest } from '../../src/storage/migrations/index.js';
+import { migrateToLatest } from '../../src/app/migrations.js';
 import {
   type Backend,
   createTestDatabase,

@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app/build-app.js';
-import { changeFeed } from '../../src/app/jobs/list.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { SinkDelivery } from '../../src/features/audit/delivery.js';
+import { changeFeed } from '../../src/features/audit/index.js';
 import { openDb } from '../../src/storage/db.js';
 import { readLock } from '../../src/storage/operation-lock.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';

@@ -14,7 +14,7 @@ import { ChangeFeed } from '../../src/services/changes.js';
 import { ImportExportService } from '../../src/services/import-export.js';
 import { openDb } from '../../src/storage/db.js';
 import { sqlDocumentStore } from '../../src/storage/documents.js';
-import { migrateToLatest } from '../../src/storage/migrations/index.js';
+import { migrateToLatest } from '../../src/app/migrations.js';
 import { sqlNamespaceStore } from '../../src/storage/namespaces.js';
 import { sqlOperationLockStore } from '../../src/storage/operation-lock.js';
 import { call } from '../helpers/app.js';
