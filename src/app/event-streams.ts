@@ -87,7 +87,6 @@ export function createEventStreams(
     grpc: { watch, streams, tickets, maxBufferedBytes: settings.max_buffered_bytes },
     close() {
       hub.closeAll();
-      tickets?.stop();
       unsubscribeWrites();
       unsubscribePolls();
       unsubscribeRevocations();

@@ -195,6 +195,29 @@ describeEachBackend('jobs room', (backend) => {
       config: { cache: { poll_interval: '0' }, audit: { retention: '0' } },
       jobs: { token_cleanup: H, audit_delivery_log: 1000, stream_heartbeat: 15_000 },
     },
+    {
+      title: 'authentication required: the tokens of ticket streams are checked every poll',
+      config: { authentication: { required: true, methods: { token: { enabled: true } } } },
+      jobs: {
+        token_cleanup: H,
+        changes_retention: H,
+        audit_delivery_log: 10_000,
+        revision_poll: 1000,
+        token_cache_refresh: 1000,
+        snapshot_eviction: 300_000,
+        stream_heartbeat: 15_000,
+        stream_ticket_check: 1000,
+      },
+    },
+    {
+      title: 'authentication required, no poll: ticket streams are checked every heartbeat',
+      config: {
+        authentication: { required: true, methods: { token: { enabled: true } } },
+        cache: { poll_interval: '0' },
+        audit: { retention: '0' },
+      },
+      jobs: { token_cleanup: H, audit_delivery_log: 1000, stream_heartbeat: 15_000, stream_ticket_check: 15_000 },
+    },
   ];
   it.each(rows)('runs $title', async ({ config, jobs }) => {
     const base = {

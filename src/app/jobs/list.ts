@@ -10,11 +10,11 @@
 //   token_cache_refresh       every worker process   cache.poll_interval
 //   snapshot_eviction         every worker process   cache.memory.eviction_interval
 //   stream_heartbeat          every worker process   ofrep.event_streams.heartbeat_interval
+//   stream_ticket_check       every worker process   cache.poll_interval (heartbeat_interval without a poll)
 //
 // Not here: the seed (app/seed.ts) runs once, before the app takes requests, under its own lease, and
 // a bad one stops start-up; timers that belong to one request, stream or retry (a stale snapshot's
-// reload, write timeouts, the drain); gRPC keepalive pings, which grpc-js sends itself; and the check
-// of stream tickets' tokens (services/stream-tickets.ts), which runs only while such streams are open.
+// reload, write timeouts, the drain); and gRPC keepalive pings, which grpc-js sends itself.
 
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -130,6 +130,21 @@ export function listJobs(parts: JobParts, wake: (job: string) => void): Job[] {
       scope: 'every worker process',
       intervalMs: streams.heartbeatMs,
       run: () => streams.hub.heartbeat(),
+    });
+  }
+  // The tokens of streams opened with a ticket (authentication required), for deletions elsewhere: a
+  // run with no such stream open reads nothing.
+  const tickets = streams?.tickets;
+  if (tickets !== undefined && tickets.checkEveryMs > 0) {
+    jobs.push({
+      name: 'stream_ticket_check',
+      scope: 'every worker process',
+      intervalMs: tickets.checkEveryMs,
+      messages: {
+        failing: 'stream ticket check failed; open streams stay open until it succeeds',
+        recovered: 'stream ticket check recovered',
+      },
+      run: () => tickets.checkHeld(),
     });
   }
   return jobs;
