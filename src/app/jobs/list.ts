@@ -24,11 +24,11 @@ import type { SnapshotCache } from '../../cache/snapshot-cache.js';
 import { ms } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
 import { auditJobs, changeFeed, type SinkDelivery } from '../../features/audit/index.js';
+import type { EventStreams } from '../../features/event-streams/index.js';
 import type { AuthService } from '../../services/auth.js';
 import type { Job } from '../../services/job.js';
 import type { Database } from '../../storage/schema.js';
 import { CHANGES_RETENTION_OPERATION, changesRetention, removeExpiredChanges } from '../changes-retention.js';
-import type { EventStreams } from '../event-streams.js';
 
 export interface JobParts {
   config: Config;

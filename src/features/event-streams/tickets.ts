@@ -1,4 +1,4 @@
-// Stream tickets as a use case (auth/stream-ticket.ts has the format): issuing one for an authenticated
+// Stream tickets as a use case (ticket.ts has the format): issuing one for an authenticated
 // bulk evaluation, checking one when a stream opens (one read of the token by id: a ticket must never
 // outlive its token, so no cache answers here), and ending the streams a ticket opened once its token
 // is deleted or expires — told at once of deletions through this instance, and by a check of every
@@ -6,17 +6,11 @@
 // `stream_ticket_check`: app/jobs/list.ts).
 
 import type { Kysely } from 'kysely';
-import {
-  parseTicket,
-  signTicket,
-  ticketSignatureValid,
-  ticketWindow,
-  ticketWindowOpen,
-} from '../auth/stream-ticket.js';
-import { type Authentication, isExpired, tokenNamespace } from '../domain/authentication.js';
-import { findAuthenticationKeys } from '../storage/authentication-keys.js';
-import type { Database } from '../storage/schema.js';
-import { toDomainError } from '../storage/transaction.js';
+import { type Authentication, isExpired, tokenNamespace } from '../../domain/authentication.js';
+import { findAuthenticationKeys } from '../../storage/authentication-keys.js';
+import type { Database } from '../../storage/schema.js';
+import { toDomainError } from '../../storage/transaction.js';
+import { parseTicket, signTicket, ticketSignatureValid, ticketWindow, ticketWindowOpen } from './ticket.js';
 
 export interface StreamTicketOptions {
   windowMs: number;
