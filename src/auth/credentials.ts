@@ -63,6 +63,9 @@ export function presentedJwt(authorization: string | undefined): string | undefi
   return token === '' ? undefined : token;
 }
 
+/** The refusal of a request or call with more than one credential (both transports answer it). */
+export const REPEATED_AUTHORIZATION = 'request has more than one Authorization header';
+
 /**
  * Whether the raw header list (name, value, name, value…) names Authorization more than once. Node keeps
  * only the first in `headers`, so a proxy and Vexil could each read a different credential.

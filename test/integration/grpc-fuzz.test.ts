@@ -18,7 +18,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fliptServiceTables } from '../../src/api/grpc/flipt-services.js';
 import { fliptGrpcObject } from '../../src/api/grpc/protos.js';
-import { REPEATED_AUTHORIZATION } from '../../src/api/http/authentication.js';
+import { REPEATED_AUTHORIZATION } from '../../src/auth/credentials.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
 import {

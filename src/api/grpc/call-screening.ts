@@ -12,7 +12,7 @@
 import { constants, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import { gunzipSync, inflateSync } from 'node:zlib';
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { REPEATED_AUTHORIZATION } from '../http/authentication.js';
+import { REPEATED_AUTHORIZATION } from '../../auth/credentials.js';
 import type { StreamGate } from './stream-gate.js';
 
 /** grpc-js's test of a `grpc-timeout` value (server-interceptors.ts DEADLINE_REGEX), unanchored as there. */

@@ -24,6 +24,7 @@ import {
   cookieValue,
   presentedJwt,
   presentedToken,
+  REPEATED_AUTHORIZATION,
   repeatsAuthorization,
   TOKEN_COOKIE,
 } from '../../auth/credentials.js';
@@ -108,7 +109,6 @@ function streamTicketOf(
   return addressed?.length === 1 ? { ticket, namespaceKey: addressed[0] as string } : undefined;
 }
 
-export const REPEATED_AUTHORIZATION = 'request has more than one Authorization header';
 export const CROSS_SITE_WRITE =
   'cross-site request refused: a write authenticated by cookie must come from this origin';
 
