@@ -1,9 +1,11 @@
 // The import rules of docs/architecture.md, checked by test/architecture.test.ts (so `npm test` fails
 // on a forbidden import) and by `npx depcruise src`. Layers, from the top:
 //
-//   main → cli → app → api (http, grpc) → services, features → auth, cache → storage → evaluation → domain, config
+//   main → cli → app → features → api (http, grpc) → services → auth, cache → storage → evaluation → domain, config
 //
 // A module may import its own layer's folder and any layer below it, never one above or beside it.
+// A feature (features/<name>/) may use api's registration types and helpers for its routes and RPCs,
+// and is composed by app/ alone; features never import each other.
 // telemetry may be imported from anywhere and imports only domain and config.
 //
 // The dashboard (ui/src) has layers of its own and shares no module with the server:
@@ -16,7 +18,7 @@ const BELOW = {
   app: ['api', 'services', 'features', 'auth', 'cache', 'storage', 'evaluation', 'domain', 'config', 'runtime'],
   api: ['services', 'auth', 'cache', 'storage', 'evaluation', 'domain', 'config', 'runtime'],
   services: ['auth', 'cache', 'storage', 'evaluation', 'domain', 'config', 'runtime'],
-  features: ['services', 'auth', 'cache', 'storage', 'evaluation', 'domain', 'config', 'runtime'],
+  features: ['api', 'services', 'auth', 'cache', 'storage', 'evaluation', 'domain', 'config', 'runtime'],
   auth: ['storage', 'evaluation', 'domain', 'config', 'runtime'],
   cache: ['storage', 'evaluation', 'domain', 'config', 'runtime'],
   storage: ['evaluation', 'domain', 'config', 'runtime'],
@@ -87,6 +89,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/app/', '^src/features/'] },
       to: { path: '^src/features/' },
+    },
+    {
+      name: 'features-apart',
+      comment: 'A feature stands alone: what two features share lies below them, and app/ composes them',
+      severity: 'error',
+      from: { path: '^src/features/([^/]+)/' },
+      to: { path: '^src/features/', pathNot: '^src/features/$1/' },
     },
     {
       name: 'no-loose-files',

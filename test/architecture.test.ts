@@ -55,6 +55,11 @@ describe('import rules', () => {
         'src/cache/memory.ts': "import { token } from '../auth/token.js';\nexport const memory = token;\n",
         'src/auth/token.ts': "import { audit } from '../features/audit/log.js';\nexport const token = audit;\n",
         'src/features/audit/log.ts': 'export const audit = 1;\n',
+        // A feature reaching into another, and a transport into a feature (a feature may use api, not
+        // the other way round).
+        'src/features/history/list.ts': "import { audit } from '../audit/log.js';\nexport const list = audit;\n",
+        'src/api/http/changes.ts':
+          "import { list } from '../../features/history/list.js';\nexport const changes = list;\n",
         // Telemetry importing a layer other than domain and config.
         'src/telemetry/metrics.ts': "import { memory } from '../cache/memory.js';\nexport const metrics = memory;\n",
         // A loose file at the root of src/.
@@ -82,6 +87,8 @@ describe('import rules', () => {
         'no-circular',
         'layer-cache',
         'only-app-imports-features',
+        'features-apart',
+        'layer-api',
         'layer-telemetry',
         'no-loose-files',
         'ui-layer-components',

@@ -57,7 +57,7 @@ export interface KindPolicy {
    * the route gets none of the hooks that do this for the other routes.
    */
   writesOwnAnswer: boolean;
-  /** A stream ticket in the query (`?ticket=`) may stand in for the bearer token (services/stream-tickets.ts). */
+  /** A stream ticket in the query (`?ticket=`) may stand in for the bearer token (features/event-streams/tickets.ts). */
   acceptsStreamTicket?: true;
 }
 

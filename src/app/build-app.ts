@@ -23,11 +23,12 @@ import type { SnapshotCache } from '../cache/snapshot-cache.js';
 import { ConfigError, deprecatedKeysInUse, ms } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { type AuditDeliveries, createAuditDeliveries } from '../features/audit/index.js';
+import { checkEventStreamSettings, createEventStreams, type EventStreams } from '../features/event-streams/index.js';
+import { createHistory } from '../features/history/index.js';
 import { VERSION } from '../runtime/version.js';
 import { createServices, type Services } from '../services/index.js';
 import { type Db, dialectOf, openDb, waitForDb } from '../storage/db.js';
 import { driverMessage } from '../storage/errors.js';
-import { migrateToLatest } from '../storage/migrations/index.js';
 import { readRevisionTag } from '../storage/transaction.js';
 import { createQueryObserver } from '../telemetry/db.js';
 import { grpcTelemetryInterceptor, routeGrpcLogs } from '../telemetry/grpc.js';
@@ -36,8 +37,8 @@ import { createMetrics, type Metrics } from '../telemetry/metrics.js';
 import { createTracing, type Tracing } from '../telemetry/tracing.js';
 import { buildAuthMethods } from './auth-methods.js';
 import { type DrainOutcome, drainTransports } from './drain.js';
-import { checkEventStreamSettings, createEventStreams, type EventStreams } from './event-streams.js';
 import { createJobsRoom, type JobsRoom } from './jobs/room.js';
+import { migrateToLatest } from './migrations.js';
 import { applySeed } from './seed.js';
 import { bootstrapTokenAuthentication, createSessionCleanup, createTokenCleanup } from './token-authentication.js';
 
@@ -157,6 +158,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     { snapshots, batchLimit: config.evaluation.batch_limit, metrics, tracing },
     { dialect: db.dialect, ...(tokens ? { tokens } : {}), methods: buildAuthMethods(config, db.kysely) },
   );
+  // The change log's list, read and revert (features/history); the core records the changes.
+  const history = createHistory(db.kysely, services);
   // Read-your-writes on this instance; other instances' writes arrive through the poller.
   services.changes.subscribe((namespaceKey) => snapshots.invalidate(namespaceKey, 'write'));
   // Token authentication: the bootstrap token exists before the first request; cleanup is a job.
@@ -240,13 +243,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Before any route: read tier / read-only refusals and the X-Vexil-Revision header of management routes.
   installTiers(http, { config, revisionOf: (namespaceKey) => readRevisionTag(db.kysely, namespaceKey) });
   const httpDrain = new HttpDrain(http.server);
-  await registerRoutes(http, {
-    config,
-    services,
-    health,
-    streams,
-    ...(eventStreams ? { eventStreams: eventStreams.http } : {}),
-  });
+  await registerRoutes(
+    http,
+    { config, services, health, streams, ...(eventStreams ? { eventStreams: eventStreams.http } : {}) },
+    history.routes,
+  );
   await http.ready();
   routeGrpcLogs(logger, config.log.grpc_level);
   const grpcCalls = new GrpcCallDrain();

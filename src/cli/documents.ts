@@ -4,6 +4,7 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError as CommanderArgumentError } from 'commander';
+import { migrateToLatest } from '../app/migrations.js';
 import { ConfigError, loadConfig, ms } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { DomainError } from '../domain/errors.js';
@@ -22,7 +23,6 @@ import {
 import { actingAs, CLI_ACTOR } from '../services/write.js';
 import { DbUrlError, openDb, waitForDb } from '../storage/db.js';
 import { sqlDocumentStore } from '../storage/documents.js';
-import { migrateToLatest } from '../storage/migrations/index.js';
 import { sqlNamespaceStore } from '../storage/namespaces.js';
 import { sqlOperationLockStore } from '../storage/operation-lock.js';
 import { grpcNamespaceContents, grpcNamespaceKeys } from './grpc-export.js';

@@ -4,6 +4,7 @@
 
 import { Command, InvalidArgumentError as CommanderArgumentError } from 'commander';
 import { authenticationToWire, createdTokenToWire } from '../api/http/schemas/auth.js';
+import { migrateToLatest } from '../app/migrations.js';
 import { parseTimestamp } from '../auth/timestamp.js';
 import { announceRevokedToken } from '../cache/invalidation.js';
 import { parseDuration } from '../config/duration.js';
@@ -15,7 +16,6 @@ import { AuthService, type CreateTokenInput } from '../services/auth.js';
 import { actingAs, CLI_ACTOR } from '../services/write.js';
 import { sqlAuthenticationStore } from '../storage/authentications.js';
 import { DbUrlError, openDb, waitForDb } from '../storage/db.js';
-import { migrateToLatest } from '../storage/migrations/index.js';
 import { sqlOperationLockStore } from '../storage/operation-lock.js';
 
 export interface TokenCreateOptions {

@@ -22,7 +22,6 @@ import { ConstraintService } from './constraints.js';
 import { EvaluationService, type EvaluationServiceOptions } from './evaluation.js';
 import { ExplainService } from './evaluation-explain.js';
 import { FlagService } from './flags.js';
-import { HistoryService } from './history.js';
 import { ImportExportService } from './import-export.js';
 import { LegacyEvaluationService } from './legacy-evaluation.js';
 import { NamespaceService } from './namespaces.js';
@@ -38,8 +37,6 @@ export interface Services {
   changes: ChangeFeed;
   /** Told of every change recorded, once committed (the changes-recorded metric, the audit outbox). */
   recorded: RecordedChanges;
-  /** The change log: list and revert (issue 28). */
-  history: HistoryService;
   auth: AuthService;
   namespaces: NamespaceService;
   flags: FlagService;
@@ -87,14 +84,6 @@ export function createServices(
   return {
     changes,
     recorded,
-    history: new HistoryService(ctx, states, {
-      namespaces: sqlNamespaceStore,
-      flags: sqlFlagStore,
-      variants: sqlVariantStore,
-      segments: sqlSegmentStore,
-      rules: sqlRuleStore,
-      rollouts: sqlRolloutStore,
-    }),
     auth: new AuthService(db, sqlAuthenticationStore, sqlOperationLockStore, options.tokens, recorded, options.methods),
     namespaces: new NamespaceService(ctx, sqlNamespaceStore, states),
     flags: new FlagService(ctx, sqlFlagStore, sqlNamespaceStore, states),

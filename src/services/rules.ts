@@ -133,7 +133,7 @@ export class RuleService {
         await this.#writeSplit(tx, ns, flagKey, id, before?.distributions ?? [], split);
         after = (await this.states.rule(tx, ns, id)) ?? after;
       }
-      // With its split: one change, whose before and after carry the distributions (history.ts reverts them).
+      // With its split: one change, whose before and after carry the distributions (features/history reverts them).
       changes.record({ ...ruleSubject(ns, flagKey, id), action: 'updated', before, after });
       return after;
     });

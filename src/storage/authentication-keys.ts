@@ -1,5 +1,5 @@
 // Authentications by id with their stored token hash: the key material of stream tickets
-// (services/stream-tickets.ts), which name a token by id because the plaintext is never kept.
+// (features/event-streams/tickets.ts), which name a token by id because the plaintext is never kept.
 
 import type { Authentication } from '../domain/authentication.js';
 import { AUTHENTICATION_COLUMNS, toAuthentication } from './authentications.js';

@@ -4,6 +4,7 @@
 
 import { Kysely, type MigrationLockOptions, PostgresDialect, type PostgresPool, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { migrationsFor } from '../app/migrations.js';
 import { UnavailableError } from '../domain/errors.js';
 import {
   CockroachAdapter,
@@ -17,7 +18,6 @@ import {
 import { DIALECT_CAPABILITIES, type DialectName, openDb } from './db.js';
 import { classifyDriverError } from './errors.js';
 import { loadNamespaceSource } from './evaluation-source.js';
-import { migrationsFor } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { inTransaction, MAX_TRANSACTION_ATTEMPTS } from './transaction.js';
 

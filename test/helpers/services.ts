@@ -4,11 +4,11 @@
 
 import type { Kysely } from 'kysely';
 import { expect } from 'vitest';
+import { migrateToLatest } from '../../src/app/migrations.js';
 import { databaseSnapshotLoader } from '../../src/cache/database-loader.js';
 import { SnapshotCache } from '../../src/cache/snapshot-cache.js';
 import { createServices, type Services } from '../../src/services/index.js';
 import { openDb } from '../../src/storage/db.js';
-import { migrateToLatest } from '../../src/storage/migrations/index.js';
 import type { Database } from '../../src/storage/schema.js';
 import { createTestDatabase } from './backends.js';
 

@@ -5,7 +5,7 @@
 // rule that reads that parameter (else authorization would read `default` instead).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WATCH_ENTRY } from '../../src/api/grpc/change-rpcs.js';
+import { WATCH_ENTRY } from '../../src/api/grpc/change-service.js';
 import { fliptServiceTables } from '../../src/api/grpc/flipt-services.js';
 import { namespaceParamOf } from '../../src/api/http/namespace-default.js';
 import { declaredRoutes } from '../../src/api/http/route-kinds.js';

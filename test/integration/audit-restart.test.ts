@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { migrateToLatest } from '../../src/app/migrations.js';
 import { openDb } from '../../src/storage/db.js';
-import { migrateToLatest } from '../../src/storage/migrations/index.js';
 import { flagState, insertChanges, Receiver, waitFor } from '../helpers/audit.js';
 import { type RunningVexil, startVexil } from '../helpers/process.js';
 

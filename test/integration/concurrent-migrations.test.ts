@@ -7,10 +7,10 @@ import { spawn } from 'node:child_process';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { migrateToLatest } from '../../src/app/migrations.js';
 import type { CockroachAdapter } from '../../src/storage/cockroach.js';
 import { type Db, openDb } from '../../src/storage/db.js';
 import { loadNamespaceSource } from '../../src/storage/evaluation-source.js';
-import { migrateToLatest } from '../../src/storage/migrations/index.js';
 import {
   type Backend,
   createTestDatabase,

@@ -183,7 +183,7 @@ describeEachBackend('event streams', (backend) => {
       await stream.until((s) => s.events.length === 1);
       stream.raw.pause();
       stream.raw.socket.pause();
-      const hub = t.app.eventStreams?.http.hub;
+      const hub = t.app.eventStreams?.hub;
       const watch = t.app.eventStreams?.watch;
       const held = hub?.size ?? 0;
       expect(held).toBeGreaterThan(0);

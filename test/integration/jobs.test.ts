@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app/build-app.js';
-import { changeFeed } from '../../src/app/jobs/list.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { SinkDelivery } from '../../src/features/audit/delivery.js';
+import { changeFeed } from '../../src/features/audit/index.js';
 import { openDb } from '../../src/storage/db.js';
 import { readLock } from '../../src/storage/operation-lock.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -194,6 +194,29 @@ describeEachBackend('jobs room', (backend) => {
       title: 'no poll (cache.poll_interval: 0): audit delivery looks every second itself',
       config: { cache: { poll_interval: '0' }, audit: { retention: '0' } },
       jobs: { token_cleanup: H, audit_delivery_log: 1000, stream_heartbeat: 15_000 },
+    },
+    {
+      title: 'authentication required: the tokens of ticket streams are checked every poll',
+      config: { authentication: { required: true, methods: { token: { enabled: true } } } },
+      jobs: {
+        token_cleanup: H,
+        changes_retention: H,
+        audit_delivery_log: 10_000,
+        revision_poll: 1000,
+        token_cache_refresh: 1000,
+        snapshot_eviction: 300_000,
+        stream_heartbeat: 15_000,
+        stream_ticket_check: 1000,
+      },
+    },
+    {
+      title: 'authentication required, no poll: ticket streams are checked every heartbeat',
+      config: {
+        authentication: { required: true, methods: { token: { enabled: true } } },
+        cache: { poll_interval: '0' },
+        audit: { retention: '0' },
+      },
+      jobs: { token_cleanup: H, audit_delivery_log: 1000, stream_heartbeat: 15_000, stream_ticket_check: 15_000 },
     },
   ];
   it.each(rows)('runs $title', async ({ config, jobs }) => {

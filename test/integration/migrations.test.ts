@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateToLatest, migrationsFor } from '../../src/app/migrations.js';
 import { type Db, openDb } from '../../src/storage/db.js';
 import { FOREIGN_KEY_INDEXES } from '../../src/storage/migrations/002-foreign-key-indexes.js';
-import { migrateToLatest, migrationsFor } from '../../src/storage/migrations/index.js';
 import { createTestDatabase, describeEachBackend, type TestDatabase } from '../helpers/backends.js';
 
 describeEachBackend('migrations', (backend) => {

@@ -2,7 +2,7 @@
 // answers 400. grpc-js decodes a request before any interceptor or handler sees it, and answers
 // INTERNAL "Error deserializing request" when the method's decoder throws; so each method's decoder is
 // wrapped here to return a MalformedRequest instead of throwing, and the handlers answer that with
-// INVALID_ARGUMENT (rpc.ts and change-rpcs.ts check for it themselves; the library services, health
+// INVALID_ARGUMENT (rpc.ts and features/event-streams/watch-rpc.ts check for it themselves; the library services, health
 // and reflection, are registered through `checkingRequests`). A valid message costs the try block
 // around the decoder and, in the handler, one instanceof: nothing on the success path.
 //

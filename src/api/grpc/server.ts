@@ -8,7 +8,7 @@ import type { GrpcTelemetry } from '../../telemetry/grpc.js';
 import type { HealthState } from '../health-state.js';
 import type { LongLivedStreams } from '../long-lived-streams.js';
 import { screeningCalls } from './call-screening.js';
-import { addChangeService, type ChangeStreamDeps } from './change-rpcs.js';
+import { addChangeService, type WatchNamespaceRpc } from './change-service.js';
 import { evaluationFastPath, type FastPath } from './evaluation-fast-path.js';
 import { addFliptServices, type FliptServicesDeps } from './flipt-services.js';
 import { fliptPackageDefinition } from './protos.js';
@@ -49,8 +49,8 @@ export interface GrpcServerOptions {
   flipt?: FliptServicesDeps;
   /** Open long-lived streams, ended when a drain starts. */
   streams?: LongLivedStreams;
-  /** vexil.changes.v1.ChangeService (ofrep.event_streams.enabled); absent: it answers UNIMPLEMENTED. */
-  changes?: ChangeStreamDeps;
+  /** WatchNamespace of vexil.changes.v1.ChangeService (features/event-streams); absent: UNIMPLEMENTED. */
+  changes?: WatchNamespaceRpc;
 }
 
 /** Flipt's limit on a received message (grpc.MaxRecvMsgSize). */

@@ -294,7 +294,7 @@ function answerBuffer(length: number): Buffer {
 
 /**
  * OFREP's bulk answer from evaluated flags' JSON, copied once into one buffer. `tail` closes the flags
- * array and the object; with event streams on it carries `"eventStreams"` (ofrep-event-streams.ts).
+ * array and the object; with event streams on it carries `"eventStreams"` (features/event-streams/ofrep-advert.ts).
  */
 export function ofrepBulkJson(flags: readonly Buffer[], tail: Buffer = BULK_TAIL): Buffer {
   let length = BULK_HEAD.length + tail.length + Math.max(flags.length - 1, 0);

@@ -5,16 +5,16 @@
 //   token_cleanup             one instance (lease)   authentication.methods.token.cleanup.interval
 //   session_cleanup_<method>  one instance (lease)   authentication.methods.<method>.cleanup.interval
 //   changes_retention         one instance (lease)   authentication.methods.token.cleanup.interval
-//   audit_delivery_<sink>     one instance (held)    woken by writes and by the revision poll
+//   audit_delivery_<sink>     one instance (held)    woken by writes and by the revision poll (features/audit)
 //   revision_poll             every worker process   cache.poll_interval
 //   token_cache_refresh       every worker process   cache.poll_interval
 //   snapshot_eviction         every worker process   cache.memory.eviction_interval
 //   stream_heartbeat          every worker process   ofrep.event_streams.heartbeat_interval
+//   stream_ticket_check       every worker process   cache.poll_interval (heartbeat_interval without a poll)
 //
 // Not here: the seed (app/seed.ts) runs once, before the app takes requests, under its own lease, and
 // a bad one stops start-up; timers that belong to one request, stream or retry (a stale snapshot's
-// reload, write timeouts, the drain); gRPC keepalive pings, which grpc-js sends itself; and the check
-// of stream tickets' tokens (services/stream-tickets.ts), which runs only while such streams are open.
+// reload, write timeouts, the drain); and gRPC keepalive pings, which grpc-js sends itself.
 
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -23,13 +23,12 @@ import { RevisionPoller } from '../../cache/revision-poller.js';
 import type { SnapshotCache } from '../../cache/snapshot-cache.js';
 import { ms } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
-import type { SinkDelivery } from '../../features/audit/delivery.js';
+import { auditJobs, changeFeed, type SinkDelivery } from '../../features/audit/index.js';
+import type { EventStreams } from '../../features/event-streams/index.js';
 import type { AuthService } from '../../services/auth.js';
-import { newestChangeId } from '../../storage/changes.js';
+import type { Job } from '../../services/job.js';
 import type { Database } from '../../storage/schema.js';
 import { CHANGES_RETENTION_OPERATION, changesRetention, removeExpiredChanges } from '../changes-retention.js';
-import type { EventStreams } from '../event-streams.js';
-import type { Job } from './job.js';
 
 export interface JobParts {
   config: Config;
@@ -85,33 +84,6 @@ function retentionJob(parts: JobParts): Job | undefined {
   };
 }
 
-/**
- * A sink's delivery. Local writes wake it, and so does the revision poll when it sees a newer change
- * (another instance's write): with the poll at least as often as a lease, the job's own look is only a
- * safety net, once a lease; without it (poll off or slower), the job looks every `pollMs` itself, as
- * it does while ids below the newest are still awaited. An instance without the lease tries again
- * every quarter lease.
- */
-function deliveryJob(delivery: SinkDelivery, fedByPoll: boolean): Job {
-  const ownLookMs = fedByPoll ? delivery.leaseMs : delivery.pollMs;
-  return {
-    name: delivery.operation,
-    scope: 'one instance',
-    intervalMs: ownLookMs,
-    firstRunMs: 0,
-    retryMs: delivery.retryMs,
-    messages: { failing: 'audit delivery failed; retrying', recovered: 'audit delivery recovered' },
-    run: ({ signal }) => delivery.deliver(signal),
-    nextRunMs: (outcome) =>
-      outcome === 'skipped'
-        ? Math.min(delivery.pollMs * 2, delivery.leaseMs / 4)
-        : delivery.watchingGaps
-          ? delivery.pollMs
-          : ownLookMs,
-    stopped: () => delivery.release(),
-  };
-}
-
 /** Every job of the app; `wake` runs a job now (the scheduler's). */
 export function listJobs(parts: JobParts, wake: (job: string) => void): Job[] {
   const { config, snapshots } = parts;
@@ -119,8 +91,7 @@ export function listJobs(parts: JobParts, wake: (job: string) => void): Job[] {
   const jobs: Job[] = parts.cleanups.map(cleanupJob);
   const retention = retentionJob(parts);
   if (retention) jobs.push(retention);
-  const fedByPoll = pollMs > 0 && parts.deliveries.every((d) => pollMs <= d.leaseMs);
-  for (const delivery of parts.deliveries) jobs.push(deliveryJob(delivery, fedByPoll));
+  jobs.push(...auditJobs(parts.deliveries, pollMs));
   if (pollMs > 0) {
     const poller = new RevisionPoller(
       snapshots,
@@ -161,19 +132,20 @@ export function listJobs(parts: JobParts, wake: (job: string) => void): Job[] {
       run: () => streams.hub.heartbeat(),
     });
   }
+  // The tokens of streams opened with a ticket (authentication required), for deletions elsewhere: a
+  // run with no such stream open reads nothing.
+  const tickets = streams?.tickets;
+  if (tickets !== undefined && tickets.checkEveryMs > 0) {
+    jobs.push({
+      name: 'stream_ticket_check',
+      scope: 'every worker process',
+      intervalMs: tickets.checkEveryMs,
+      messages: {
+        failing: 'stream ticket check failed; open streams stay open until it succeeds',
+        recovered: 'stream ticket check recovered',
+      },
+      run: () => tickets.checkHeld(),
+    });
+  }
   return jobs;
-}
-
-/**
- * What the revision poll reads along for audit delivery: the newest change's id, one index read. A
- * newer one than last time wakes the deliveries this instance holds the lease of.
- */
-export function changeFeed(parts: Pick<JobParts, 'db' | 'deliveries'>, wake: (job: string) => void) {
-  let newest: number | undefined;
-  return async (): Promise<void> => {
-    const id = await newestChangeId(parts.db);
-    if (newest !== undefined && id <= newest) return;
-    newest = id;
-    for (const delivery of parts.deliveries) if (delivery.holding) wake(delivery.operation);
-  };
 }

@@ -3,6 +3,7 @@
 // listens and stops it when the app closes. With `jobs.leased: false` (an evaluation-only instance) the
 // `one instance` jobs do not run here at all: another instance on the database runs them.
 
+import { wakeHeldDeliveries } from '../../features/audit/index.js';
 import type { Metrics } from '../../telemetry/metrics.js';
 import { type JobParts, listJobs } from './list.js';
 import { JobScheduler } from './scheduler.js';
@@ -32,7 +33,7 @@ export function createJobsRoom(parts: JobParts & { metrics: Metrics }): JobsRoom
     scheduler: built,
     start: () => built.start(),
     recorded() {
-      for (const delivery of parts.deliveries) if (delivery.holding) built.wake(delivery.operation);
+      wakeHeldDeliveries(parts.deliveries, (job) => built.wake(job));
     },
     stop: () => built.stop(),
   };

@@ -6,9 +6,9 @@
 import type { Kysely } from 'kysely';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import type { Job, JobScope } from '../../services/job.js';
 import type { Database } from '../../storage/schema.js';
 import type { JobRunResult } from '../../telemetry/metrics.js';
-import type { Job, JobScope } from './job.js';
 import { JobScheduler } from './scheduler.js';
 
 /** No job here has a lease, so the scheduler never reaches the database. */

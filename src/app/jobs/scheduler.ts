@@ -10,10 +10,10 @@
 
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { Job, JobOutcome } from '../../services/job.js';
 import { type LockEntry, tryAcquireLock } from '../../storage/operation-lock.js';
 import type { Database } from '../../storage/schema.js';
 import type { JobRunResult } from '../../telemetry/metrics.js';
-import type { Job, JobOutcome } from './job.js';
 
 export interface SchedulerOptions {
   /** The database the leases are won on. */

@@ -11,6 +11,11 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Change } from '../../domain/changes.js';
+import { releaseLock, renewLock, tryAcquireLock } from '../../storage/operation-lock.js';
+import type { Database } from '../../storage/schema.js';
+import { auditEventOf } from './events.js';
+import { expireGaps, markHandled } from './gaps.js';
+import type { AuditSink, DeliveryResult } from './sinks.js';
 import {
   type DeliveryState,
   ensureDeliveryState,
@@ -18,12 +23,7 @@ import {
   readDeliveryState,
   readPendingChanges,
   saveDeliveryState,
-} from '../../storage/audit-delivery.js';
-import { releaseLock, renewLock, tryAcquireLock } from '../../storage/operation-lock.js';
-import type { Database } from '../../storage/schema.js';
-import { auditEventOf } from './events.js';
-import { expireGaps, markHandled } from './gaps.js';
-import type { AuditSink, DeliveryResult } from './sinks.js';
+} from './store.js';
 
 export interface DeliveryOptions {
   db: Kysely<Database>;

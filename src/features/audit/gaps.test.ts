@@ -2,8 +2,8 @@
 // watched gaps, a late row fills its gap (splitting the range), and gaps expire after the watch time.
 
 import { describe, expect, it } from 'vitest';
-import type { DeliveryState } from '../../storage/audit-delivery.js';
 import { expireGaps, MAX_GAPS, markHandled } from './gaps.js';
+import type { DeliveryState } from './store.js';
 
 const start: DeliveryState = { sink: 'webhook', deliveredThrough: 10, gaps: [] };
 

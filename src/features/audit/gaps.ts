@@ -4,7 +4,7 @@
 // skip 10 for ever. So passing ids that are not visible yet records them as a gap, and gaps are read
 // again on every pass until their row shows up or they are older than the watch time.
 
-import type { DeliveryState, IdGap } from '../../storage/audit-delivery.js';
+import type { DeliveryState, IdGap } from './store.js';
 
 /** How long an id that was not visible when passed is still watched for: longer than any write runs. */
 export const GAP_WATCH_MS = 60 * 60_000;

@@ -1,18 +1,28 @@
-// Flipt's audit sinks for Vexil (issue 28): builds the configured sinks and one delivery per sink over
-// the changes table, each a job of the jobs room (app/jobs/list.ts). `prepare` runs before the server
-// takes requests (a new sink starts after the newest change, so it must exist before the first write it
-// is to deliver); `close` closes the sinks once the jobs have stopped.
+// Flipt's audit sinks for Vexil (issue 28), as a feature slice: what app/ composes from here is the
+// configured sinks with one delivery per sink over the changes table, their jobs for the jobs room
+// (jobs.ts), the delivery state's migration (migration.ts) and storage (store.ts). `prepare` runs before
+// the server takes requests (a new sink starts after the newest change, so it must exist before the
+// first write it is to deliver); `close` closes the sinks once the jobs have stopped. The `audit`
+// config section stays in config/ (schema.ts, audit.ts): the loader checks the whole file at once.
 
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { auditEventPairs } from '../../config/audit.js';
 import { ConfigError, ms } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
+import type { MigrationsFor } from '../../storage/migrations/index.js';
 import type { Database } from '../../storage/schema.js';
 import type { Metrics } from '../../telemetry/metrics.js';
 import { SinkDelivery } from './delivery.js';
 import { TemplateError } from './go-template.js';
+import { auditDelivery } from './migration.js';
 import { type AuditSink, LogSink, TemplateSink, WebhookSink } from './sinks.js';
+
+export type { SinkDelivery } from './delivery.js';
+export { auditJobs, changeFeed, wakeHeldDeliveries } from './jobs.js';
+
+/** Audit's migrations, under the names existing databases recorded (app/migrations.ts composes them). */
+export const AUDIT_MIGRATIONS: MigrationsFor = (dialect) => ({ '005-audit-delivery': auditDelivery(dialect) });
 
 export interface AuditDeliveries {
   readonly sinks: readonly AuditSink[];

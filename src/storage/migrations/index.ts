@@ -1,4 +1,8 @@
-// The static list of migrations, in order. Kysely's Migrator runs them at start and for `vexil migrate`.
+// The core's migrations, and the migrator that runs a list of them. A feature's migrations live in its
+// folder (features/<name>/) and storage may not import features, so app/migrations.ts composes the whole
+// ordered list; Kysely's Migrator runs it at start and for `vexil migrate`. Names are what existing
+// databases recorded in vexil_migrations: never rename one, and number a new one after the highest,
+// wherever it lives.
 
 import { type Kysely, type Migration, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely';
 import type { DialectName } from '../db.js';
@@ -6,21 +10,23 @@ import { initialSchema } from './001-initial-schema.js';
 import { foreignKeyIndexes } from './002-foreign-key-indexes.js';
 import { seedState } from './003-seed-state.js';
 import { changes } from './004-changes.js';
-import { auditDelivery } from './005-audit-delivery.js';
 import { changeRevisions } from './006-change-revisions.js';
 import { loginStates } from './007-login-states.js';
 
-export function migrationsFor(dialect: DialectName): Record<string, Migration> {
+/** A migration by name, built for a dialect (the schema differs by database in places). */
+export type MigrationsFor = (dialect: DialectName) => Record<string, Migration>;
+
+/** The core's migrations; '005-audit-delivery' is audit's (features/audit/migration.ts). */
+export const coreMigrations: MigrationsFor = (dialect) => {
   return {
     '001-initial-schema': initialSchema(dialect),
     '002-foreign-key-indexes': foreignKeyIndexes(dialect),
     '003-seed-state': seedState(dialect),
     '004-changes': changes(dialect),
-    '005-audit-delivery': auditDelivery(dialect),
     '006-change-revisions': changeRevisions(dialect),
     '007-login-states': loginStates(dialect),
   };
-}
+};
 
 class StaticMigrationProvider implements MigrationProvider {
   constructor(private readonly migrations: Record<string, Migration>) {}
@@ -30,10 +36,10 @@ class StaticMigrationProvider implements MigrationProvider {
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the migrator works on the untyped schema
-export function createMigrator(db: Kysely<any>, dialect: DialectName): Migrator {
+export function createMigrator(db: Kysely<any>, migrations: Record<string, Migration>): Migrator {
   return new Migrator({
     db,
-    provider: new StaticMigrationProvider(migrationsFor(dialect)),
+    provider: new StaticMigrationProvider(migrations),
     migrationTableName: 'vexil_migrations',
     migrationLockTableName: 'vexil_migrations_lock',
   });
@@ -43,10 +49,13 @@ export interface MigrateOutcome {
   applied: string[];
 }
 
-/** Runs every pending migration; throws with the failing migration's name and error. */
-// biome-ignore lint/suspicious/noExplicitAny: the migrator works on the untyped schema
-export async function migrateToLatest(db: Kysely<any>, dialect: DialectName): Promise<MigrateOutcome> {
-  const result: MigrationResultSet = await createMigrator(db, dialect).migrateToLatest();
+/** Runs every pending one of `migrations`; throws with the failing migration's name and error. */
+export async function runMigrations(
+  // biome-ignore lint/suspicious/noExplicitAny: the migrator works on the untyped schema
+  db: Kysely<any>,
+  migrations: Record<string, Migration>,
+): Promise<MigrateOutcome> {
+  const result: MigrationResultSet = await createMigrator(db, migrations).migrateToLatest();
   const failed = result.results?.find((r) => r.status === 'Error');
   if (result.error) {
     const cause = result.error instanceof Error ? result.error.message : String(result.error);

@@ -5,6 +5,7 @@ import type { Services } from '../../../services/index.js';
 import type { HealthState } from '../../health-state.js';
 import type { LongLivedStreams } from '../../long-lived-streams.js';
 import type { EventStreamDeps } from '../event-stream-deps.js';
+import type { HttpApp } from '../http-app.js';
 
 export interface RouteDeps {
   config: Config;
@@ -15,3 +16,6 @@ export interface RouteDeps {
   /** Only with ofrep.event_streams.enabled. */
   eventStreams?: EventStreamDeps;
 }
+
+/** Registers a set of routes on the app (a route module of api/http/routes/ or a feature's). */
+export type RouteModule = (app: HttpApp, deps: RouteDeps) => Promise<void>;

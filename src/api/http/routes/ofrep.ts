@@ -104,23 +104,8 @@ export async function ofrepRoutes(app: HttpApp, { services, config, eventStreams
         () => configuration,
       );
 
-      if (eventStreams !== undefined) {
-        const hub = eventStreams.hub;
-        scope.get(
-          '/v1/namespaces/:namespaceKey/events',
-          {
-            schema: {
-              tags,
-              summary: "The namespace's change stream (OFREP event stream, server-sent events)",
-              params: Type.Object({ namespaceKey: Type.String() }),
-              querystring: Type.Object({ ticket: Type.Optional(Type.String()) }),
-              response: { 200: Type.String({ description: 'text/event-stream' }), ...ofrepErrorResponses },
-            },
-            config: { kind: 'ofrep-events', access: { resource: 'stream', action: 'watch', namespace: 'request' } },
-          },
-          (request, reply) => hub.open(request, reply, request.params.namespaceKey),
-        );
-      }
+      // The namespace's change stream (features/event-streams), here to keep the OpenAPI order.
+      eventStreams?.ofrepRoutes(scope);
 
       scope.post(
         '/v1/evaluate/flags/:key',

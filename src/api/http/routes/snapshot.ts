@@ -37,28 +37,8 @@ export async function snapshotRoutes(app: HttpApp, { services, eventStreams }: R
   const evaluation = services.evaluation;
   const rendered = new Map<string, Rendered>();
 
-  if (eventStreams !== undefined) {
-    const hub = eventStreams.hub;
-    // The native twin of OFREP's event stream: the same messages, for server-side SDKs and the
-    // dashboard (which sends its bearer token or cookie; no ticket here).
-    app.get(
-      '/internal/v1/evaluation/snapshot/namespace/:key/events',
-      {
-        config: { kind: 'change-stream', access: { resource: 'stream', action: 'watch', namespace: 'key' } },
-        schema: {
-          tags,
-          summary: "The namespace's change stream (server-sent events; a Vexil extension)",
-          params: Type.Object({ key: Type.String() }),
-          response: {
-            200: Type.String({ description: 'text/event-stream' }),
-            401: ErrorBodySchema,
-            403: ErrorBodySchema,
-          },
-        },
-      },
-      (request, reply) => hub.open(request, reply, request.params.key),
-    );
-  }
+  // The namespace's change stream (features/event-streams), here to keep the OpenAPI order.
+  eventStreams?.snapshotRoutes(app);
 
   app.get(
     '/internal/v1/evaluation/snapshot/namespace/:key',

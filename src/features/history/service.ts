@@ -4,14 +4,14 @@
 // reverts. Whatever blocks it (the flag exists again, the segment an old rule used is gone) is a
 // FAILED_PRECONDITION naming the blocker, and nothing is written.
 
-import type { Change } from '../domain/changes.js';
-import { InvalidArgumentError, NotFoundError } from '../domain/errors.js';
-import { type ChangeFilter, findChange, listChanges } from '../storage/changes.js';
-import type { Tx } from '../storage/transaction.js';
-import type { ChangeRecorder } from './change-recorder.js';
-import type { ResourceStates } from './resource-states.js';
-import { blocker, ChangeReverter, type RevertStores } from './revert-change.js';
-import { recordedTransaction, runWrite, type WriteContext } from './write.js';
+import type { Change } from '../../domain/changes.js';
+import { InvalidArgumentError, NotFoundError } from '../../domain/errors.js';
+import type { ChangeRecorder } from '../../services/change-recorder.js';
+import type { ResourceStates } from '../../services/resource-states.js';
+import { recordedTransaction, runWrite, type WriteContext } from '../../services/write.js';
+import { type ChangeFilter, findChange, listChanges } from '../../storage/changes.js';
+import type { Tx } from '../../storage/transaction.js';
+import { blocker, ChangeReverter, type RevertStores } from './revert.js';
 
 export const DEFAULT_CHANGE_LIMIT = 25;
 export const MAX_CHANGE_LIMIT = 1000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTicket, signTicket, ticketSignatureValid, ticketWindow, ticketWindowOpen } from './stream-ticket.js';
+import { parseTicket, signTicket, ticketSignatureValid, ticketWindow, ticketWindowOpen } from './ticket.js';
 
 const HASH = 'hash-of-the-token=';
 const ID = '0b6c9f7e-5a39-4a57-9d3e-1f0f7f1c2a11';

@@ -1,13 +1,13 @@
-// Reads of the changes table for the audit sinks, and each sink's delivery state (migration 005).
+// Reads of the changes table for the audit sinks, and each sink's delivery state (migration.ts).
 // A sink's state is written only while its delivering instance still holds its lease: the update is
 // fenced on the lease's version, so an instance that lost the lease cannot move the state back.
 
 import { type Selectable, sql } from 'kysely';
-import type { Change, ChangeAction, ChangeActor, ChangeResourceType } from '../domain/changes.js';
-import { classifyDriverError } from './errors.js';
-import { toDate, writeTime } from './rows.js';
-import type { ChangesTable } from './schema.js';
-import type { Executor } from './store.js';
+import type { Change, ChangeAction, ChangeActor, ChangeResourceType } from '../../domain/changes.js';
+import { classifyDriverError } from '../../storage/errors.js';
+import { toDate, writeTime } from '../../storage/rows.js';
+import type { ChangesTable } from '../../storage/schema.js';
+import type { Executor } from '../../storage/store.js';
 
 /** An id range [from, to] passed while not visible, and when that was first seen (ms since epoch). */
 export type IdGap = [from: number, to: number, firstSeenMs: number];

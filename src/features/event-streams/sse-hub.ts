@@ -5,11 +5,11 @@
 // current revision at once, since it cannot have seen what changed between its last fetch and now.
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { changeFrame } from '../../api/change-messages.js';
+import type { LongLivedStreams } from '../../api/long-lived-streams.js';
 import type { RevisionChange, RevisionWatch } from '../../cache/revision-watch.js';
-import type { StreamTickets } from '../../services/stream-tickets.js';
-import { changeFrame } from '../change-messages.js';
-import type { LongLivedStreams } from '../long-lived-streams.js';
 import { SseStream } from './sse-stream.js';
+import type { StreamTickets } from './tickets.js';
 
 export interface SseHubOptions {
   watch: RevisionWatch;

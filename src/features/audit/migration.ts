@@ -5,7 +5,7 @@
 // (docs/adr/0025-audit-sinks-deliver-from-the-changes-table.md).
 
 import { type Kysely, type Migration, sql } from 'kysely';
-import type { DialectName } from '../db.js';
+import type { DialectName } from '../../storage/db.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on the schema builder, before types exist
 type Db = Kysely<any>;

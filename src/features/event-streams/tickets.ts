@@ -1,21 +1,16 @@
-// Stream tickets as a use case (auth/stream-ticket.ts has the format): issuing one for an authenticated
+// Stream tickets as a use case (ticket.ts has the format): issuing one for an authenticated
 // bulk evaluation, checking one when a stream opens (one read of the token by id: a ticket must never
 // outlive its token, so no cache answers here), and ending the streams a ticket opened once its token
 // is deleted or expires — told at once of deletions through this instance, and by a check of every
-// held token each `interval` for deletions elsewhere.
+// held token each `checkEveryMs` for deletions elsewhere (`checkHeld`, run by the jobs room as
+// `stream_ticket_check`: app/jobs/list.ts).
 
 import type { Kysely } from 'kysely';
-import {
-  parseTicket,
-  signTicket,
-  ticketSignatureValid,
-  ticketWindow,
-  ticketWindowOpen,
-} from '../auth/stream-ticket.js';
-import { type Authentication, isExpired, tokenNamespace } from '../domain/authentication.js';
-import { findAuthenticationKeys } from '../storage/authentication-keys.js';
-import type { Database } from '../storage/schema.js';
-import { toDomainError } from '../storage/transaction.js';
+import { type Authentication, isExpired, tokenNamespace } from '../../domain/authentication.js';
+import { findAuthenticationKeys } from '../../storage/authentication-keys.js';
+import type { Database } from '../../storage/schema.js';
+import { toDomainError } from '../../storage/transaction.js';
+import { parseTicket, signTicket, ticketSignatureValid, ticketWindow, ticketWindowOpen } from './ticket.js';
 
 export interface StreamTicketOptions {
   windowMs: number;
@@ -37,7 +32,6 @@ export class StreamTickets {
   readonly #options: StreamTicketOptions;
   readonly #now: () => number;
   readonly #held = new Set<Held>();
-  #timer: NodeJS.Timeout | undefined;
   #checking = false;
 
   constructor(db: Kysely<Database>, options: StreamTicketOptions) {
@@ -89,7 +83,6 @@ export class StreamTickets {
       end,
     };
     this.#held.add(held);
-    this.#startChecking();
     return () => {
       this.#held.delete(held);
     };
@@ -100,7 +93,12 @@ export class StreamTickets {
     for (const held of [...this.#held]) if (held.tokenId === tokenId) this.#end(held);
   }
 
-  /** Checks every held token once (one query for all of them). */
+  /** How often the jobs room runs `checkHeld` (0: never; local deletions still end streams at once). */
+  get checkEveryMs(): number {
+    return this.#options.checkEveryMs;
+  }
+
+  /** Checks every held token once (one query for all of them); nothing to do while none is held. */
   async checkHeld(): Promise<void> {
     if (this.#checking || this.#held.size === 0) return;
     this.#checking = true;
@@ -118,27 +116,8 @@ export class StreamTickets {
     }
   }
 
-  stop(): void {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-  }
-
   #end(held: Held): void {
     this.#held.delete(held);
     held.end();
-  }
-
-  #startChecking(): void {
-    if (this.#timer !== undefined || this.#options.checkEveryMs <= 0) return;
-    this.#timer = setInterval(() => {
-      if (this.#held.size === 0) {
-        this.stop();
-        return;
-      }
-      this.checkHeld().catch(() => {
-        // The database is away: the next check tries again; held streams stay open meanwhile.
-      });
-    }, this.#options.checkEveryMs);
-    this.#timer.unref();
   }
 }

@@ -1,24 +1,17 @@
-// vexil.changes.v1.ChangeService (proto/vexil/changes/v1/changes.proto), Vexil's gRPC extension: a
-// namespace's change stream, the same messages as the OFREP event stream. The call is authenticated
-// as the unary RPCs are (rpc.ts, kind `change-stream`: the evaluation group, namespace-scoped tokens
-// for their namespace), ends when the server drains (LongLivedStreams) or its token is deleted or
-// expires, and is cut with RESOURCE_EXHAUSTED when the client stops reading, as an SSE stream is.
+// WatchNamespace (vexil.changes.v1.ChangeService): a namespace's change stream, the same messages as
+// the OFREP event stream. api/grpc/change-service.ts registers the service and authenticates the call
+// as the unary RPCs are; the stream ends when the server drains (LongLivedStreams) or its token is
+// deleted or expires, and is cut with RESOURCE_EXHAUSTED when the client stops reading, as an SSE
+// stream is.
 
-import {
-  status as GrpcStatus,
-  type Server,
-  type ServerWritableStream,
-  type ServiceClientConstructor,
-  type UntypedServiceImplementation,
-} from '@grpc/grpc-js';
+import { status as GrpcStatus, type ServerWritableStream } from '@grpc/grpc-js';
+import { failStream, WATCH_ENTRY } from '../../api/grpc/change-service.js';
+import { malformedRequestStatus } from '../../api/grpc/request-decoding.js';
+import { authenticate, type RpcDeps, RpcError } from '../../api/grpc/rpc.js';
+import type { LongLivedStreams } from '../../api/long-lived-streams.js';
 import type { RevisionChange, RevisionWatch } from '../../cache/revision-watch.js';
 import { namespaceKeyOrDefault } from '../../domain/namespace-key.js';
-import type { StreamTickets } from '../../services/stream-tickets.js';
-import { errorStatus } from '../error-status.js';
-import type { LongLivedStreams } from '../long-lived-streams.js';
-import { fliptGrpcObject } from './protos.js';
-import { decodingSafely, malformedRequestStatus } from './request-decoding.js';
-import { type AnyRpc, authenticate, type RpcDeps, RpcError } from './rpc.js';
+import type { StreamTickets } from './tickets.js';
 
 export interface ChangeStreamDeps {
   watch: RevisionWatch;
@@ -56,25 +49,9 @@ function messageOf(change: RevisionChange): ChangeMessage {
   return message;
 }
 
-/** The service's one entry, as the unary tables hold theirs: authentication reads its kind and access. */
-export const WATCH_ENTRY: AnyRpc = {
-  method: 'WatchNamespace',
-  kind: 'change-stream',
-  access: { resource: 'stream', action: 'watch', namespace: 'request' },
-  handle: () => undefined,
-};
-
-function fail(call: ServerWritableStream<WatchRequest, ChangeMessage>, err: unknown): void {
-  const { code, message } = err instanceof RpcError ? { code: err.code, message: err.message } : errorStatus(err);
-  call.emit('error', { code, details: message });
-}
-
-function watchNamespace(deps: RpcDeps, changes: ChangeStreamDeps | undefined) {
+/** WatchNamespace's handler over these change streams. */
+export const watchNamespace = (changes: ChangeStreamDeps) => (deps: RpcDeps) => {
   return (call: ServerWritableStream<WatchRequest, ChangeMessage>): void => {
-    if (changes === undefined) {
-      fail(call, new RpcError(GrpcStatus.UNIMPLEMENTED, 'change streams are off (ofrep.event_streams.enabled)'));
-      return;
-    }
     const malformed = malformedRequestStatus(call.request);
     if (malformed) {
       call.emit('error', malformed);
@@ -104,7 +81,7 @@ function watchNamespace(deps: RpcDeps, changes: ChangeStreamDeps | undefined) {
       told = change.revision;
       if (call.writableLength > changes.maxBufferedBytes) {
         close();
-        fail(call, new RpcError(GrpcStatus.RESOURCE_EXHAUSTED, 'client is not reading its change stream'));
+        failStream(call, new RpcError(GrpcStatus.RESOURCE_EXHAUSTED, 'client is not reading its change stream'));
         return;
       }
       call.write(messageOf(change));
@@ -126,22 +103,13 @@ function watchNamespace(deps: RpcDeps, changes: ChangeStreamDeps | undefined) {
           tell(await watching.current);
         } catch (err) {
           close();
-          fail(call, err);
+          failStream(call, err);
         }
       },
       (err: unknown) => {
         close();
-        fail(call, err);
+        failStream(call, err);
       },
     );
   };
-}
-
-/** Registers vexil.changes.v1.ChangeService (UNIMPLEMENTED while change streams are off). */
-export function addChangeService(server: Server, deps: RpcDeps, changes: ChangeStreamDeps | undefined): void {
-  const service = (
-    fliptGrpcObject() as unknown as { vexil: { changes: { v1: { ChangeService: ServiceClientConstructor } } } }
-  ).vexil.changes.v1.ChangeService.service;
-  const implementation: UntypedServiceImplementation = { WatchNamespace: watchNamespace(deps, changes) };
-  server.addService(decodingSafely(service), implementation);
-}
+};

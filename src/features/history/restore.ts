@@ -4,13 +4,18 @@
 // precondition failure.
 
 import { sql } from 'kysely';
-import type { Constraint, Distribution, Flag, Namespace, Rollout, Rule, Segment, Variant } from '../domain/types.js';
-import { flagRow, metadataColumn } from './codecs/flags.js';
-import { rolloutRow, rolloutSegmentRow, segmentReferenceRows, thresholdRow } from './codecs/rollouts.js';
-import { distributionRow, ruleRow, ruleSegmentRows, segmentOperatorColumn } from './codecs/rules.js';
-import { constraintFieldColumns, constraintRow, segmentFieldColumns, segmentRow } from './codecs/segments.js';
-import { variantFieldColumns, variantRow } from './codecs/variants.js';
-import type { Tx } from './transaction.js';
+import type { Constraint, Distribution, Flag, Namespace, Rollout, Rule, Segment, Variant } from '../../domain/types.js';
+import { flagRow, metadataColumn } from '../../storage/codecs/flags.js';
+import { rolloutRow, rolloutSegmentRow, segmentReferenceRows, thresholdRow } from '../../storage/codecs/rollouts.js';
+import { distributionRow, ruleRow, ruleSegmentRows, segmentOperatorColumn } from '../../storage/codecs/rules.js';
+import {
+  constraintFieldColumns,
+  constraintRow,
+  segmentFieldColumns,
+  segmentRow,
+} from '../../storage/codecs/segments.js';
+import { variantFieldColumns, variantRow } from '../../storage/codecs/variants.js';
+import type { Tx } from '../../storage/transaction.js';
 
 const at = (value: Date | string): Date => new Date(value);
 

@@ -3,14 +3,15 @@
 // timestamps), an update by writing "before" over the current state; a namespace's create or delete as
 // a whole (its contents come back with it). Each undo is recorded as a new change. What blocks it (the
 // resource exists again, a segment an old rule used is gone) is a FAILED_PRECONDITION naming the
-// blocker: history.ts turns driver errors into one with `blocker`.
+// blocker: service.ts turns driver errors into one with `blocker`.
 
-import type { Change } from '../domain/changes.js';
-import { DomainError, FailedPreconditionError, InvalidArgumentError, NotFoundError } from '../domain/errors.js';
-import type { Constraint, Distribution, Flag, Namespace, Rollout, Rule, Segment, Variant } from '../domain/types.js';
-import { batchChanges } from '../storage/changes.js';
-import { classifyDriverError } from '../storage/errors.js';
-import * as restore from '../storage/restore.js';
+import type { Change } from '../../domain/changes.js';
+import { DomainError, FailedPreconditionError, InvalidArgumentError, NotFoundError } from '../../domain/errors.js';
+import type { Constraint, Distribution, Flag, Namespace, Rollout, Rule, Segment, Variant } from '../../domain/types.js';
+import type { ChangeRecorder } from '../../services/change-recorder.js';
+import type { FlagState, ResourceStates, SiblingRank, VariantState } from '../../services/resource-states.js';
+import { batchChanges } from '../../storage/changes.js';
+import { classifyDriverError } from '../../storage/errors.js';
 import type {
   FlagStore,
   NamespaceStore,
@@ -18,10 +19,9 @@ import type {
   RuleStore,
   SegmentStore,
   VariantStore,
-} from '../storage/store.js';
-import type { Tx } from '../storage/transaction.js';
-import type { ChangeRecorder } from './change-recorder.js';
-import type { FlagState, ResourceStates, SiblingRank, VariantState } from './resource-states.js';
+} from '../../storage/store.js';
+import type { Tx } from '../../storage/transaction.js';
+import * as restore from './restore.js';
 
 /** The stores a revert deletes through (undoing a create is that resource's own delete). */
 export interface RevertStores {

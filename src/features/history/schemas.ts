@@ -1,10 +1,10 @@
 // The change log on the wire (issue 28): a change as recorded, a page of them, and the list filters.
 
 import Type from 'typebox';
-import { CHANGE_ACTIONS, CHANGE_RESOURCE_TYPES, type Change } from '../../../domain/changes.js';
-import { InvalidArgumentError } from '../../../domain/errors.js';
-import type { ChangeListQuery } from '../../../services/history.js';
-import { Timestamp } from './common.js';
+import { Timestamp } from '../../api/http/schemas/common.js';
+import { CHANGE_ACTIONS, CHANGE_RESOURCE_TYPES, type Change } from '../../domain/changes.js';
+import { InvalidArgumentError } from '../../domain/errors.js';
+import type { ChangeListQuery } from './service.js';
 
 const ActorSchema = Type.Object({
   authentication: Type.String({

@@ -1,6 +1,7 @@
-// What a background job is to the jobs room: list.ts names every job of an app, scheduler.ts runs them.
+// What a background job is to the jobs room (app/jobs/): list.ts there names every job of an app and
+// scheduler.ts runs them; a feature (features/) builds its own jobs against this type, so it lives below both.
 
-import type { LockEntry } from '../../storage/operation-lock.js';
+import type { LockEntry } from '../storage/operation-lock.js';
 
 /**
  * Where a job runs. `one instance`: under a database lease, once per interval across every instance

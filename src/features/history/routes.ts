@@ -2,26 +2,31 @@
 // the token may see; read one; revert one. Management reads and writes like the rest of /api/v1.
 
 import Type from 'typebox';
-import type { AccessAction, NamespaceRule } from '../../../auth/access.js';
-import { namespacesVisibleTo } from '../../../auth/authorize.js';
-import type { HttpApp } from '../http-app.js';
+import type { HttpApp } from '../../api/http/http-app.js';
+import type { RouteModule } from '../../api/http/routes/deps.js';
+import { EmptySchema, errorResponses } from '../../api/http/schemas/common.js';
+import type { AccessAction, NamespaceRule } from '../../auth/access.js';
+import { namespacesVisibleTo } from '../../auth/authorize.js';
 import {
   ChangeListQuerystring,
   ChangeListSchema,
   ChangeSchema,
   changeListToWire,
   toChangeListQuery,
-} from '../schemas/changes.js';
-import { EmptySchema, errorResponses } from '../schemas/common.js';
-import type { RouteDeps } from './deps.js';
+} from './schemas.js';
+import type { HistoryService } from './service.js';
 
 const tags = ['changes'];
 const NsParams = Type.Object({ namespaceKey: Type.String() });
 const KeyParams = Type.Object({ namespaceKey: Type.String(), key: Type.String() });
 const IdParams = Type.Object({ namespaceKey: Type.String(), id: Type.String() });
 
-export async function changeRoutes(app: HttpApp, { services }: RouteDeps): Promise<void> {
-  const { history } = services;
+/** The change log's routes over `history`; app/ registers them among the core's (routes/index.ts). */
+export function changeRoutes(history: HistoryService): RouteModule {
+  return async (app) => registerChangeRoutes(app, history);
+}
+
+async function registerChangeRoutes(app: HttpApp, history: HistoryService): Promise<void> {
   const config = (action: AccessAction, namespace: NamespaceRule) =>
     ({ kind: 'management', access: { resource: 'change', action, namespace } }) as const;
 

@@ -1,24 +1,28 @@
-// Builds the change streams (ofrep.event_streams): the revision watch fed by this instance's writes,
-// the revision poll and (with Redis) the revisions channel; stream tickets when authentication is
-// required; the OFREP advert, the flagConfigEtag refresh and the SSE hub the routes use.
+// The change streams (ofrep.event_streams) as a feature slice: the SSE hub and its streams, OFREP's
+// advert, stream tickets and the gRPC WatchNamespace, with the routes that ofrep.ts and snapshot.ts
+// place. This builds them: the revision watch fed by this instance's writes, the revision poll and
+// (with Redis) the revisions channel; stream tickets when authentication is required; the OFREP
+// advert, the flagConfigEtag refresh and the SSE hub the routes use.
 
 import type { Kysely } from 'kysely';
-import type { ChangeStreamDeps } from '../api/grpc/change-rpcs.js';
-import type { EventStreamDeps } from '../api/http/event-stream-deps.js';
-import { OfrepEventStreamAdvert } from '../api/http/ofrep-event-streams.js';
-import { SseHub } from '../api/http/sse-hub.js';
-import type { LongLivedStreams } from '../api/long-lived-streams.js';
-import { isExcluded } from '../auth/access-groups.js';
-import type { TokenCache } from '../auth/token-cache.js';
-import { RevisionWatch } from '../cache/revision-watch.js';
-import type { SnapshotCache } from '../cache/snapshot-cache.js';
-import { ConfigError, ms } from '../config/load.js';
-import type { Config } from '../config/schema.js';
-import type { Services } from '../services/index.js';
-import { OfrepFreshness } from '../services/ofrep-freshness.js';
-import { StreamTickets } from '../services/stream-tickets.js';
-import type { Database } from '../storage/schema.js';
-import { readRevisionTag } from '../storage/transaction.js';
+import type { WatchNamespaceRpc } from '../../api/grpc/change-service.js';
+import type { EventStreamDeps } from '../../api/http/event-stream-deps.js';
+import type { LongLivedStreams } from '../../api/long-lived-streams.js';
+import { isExcluded } from '../../auth/access-groups.js';
+import type { TokenCache } from '../../auth/token-cache.js';
+import { RevisionWatch } from '../../cache/revision-watch.js';
+import type { SnapshotCache } from '../../cache/snapshot-cache.js';
+import { ConfigError, ms } from '../../config/load.js';
+import type { Config } from '../../config/schema.js';
+import type { Services } from '../../services/index.js';
+import { OfrepFreshness } from '../../services/ofrep-freshness.js';
+import type { Database } from '../../storage/schema.js';
+import { readRevisionTag } from '../../storage/transaction.js';
+import { OfrepEventStreamAdvert } from './ofrep-advert.js';
+import { ofrepStreamRoute, snapshotStreamRoute } from './routes.js';
+import { SseHub } from './sse-hub.js';
+import { StreamTickets } from './tickets.js';
+import { watchNamespace } from './watch-rpc.js';
 
 export interface EventStreams {
   watch: RevisionWatch;
@@ -30,7 +34,8 @@ export interface EventStreams {
   /** Present when the OFREP routes require authentication: tickets stand in for the bearer token there. */
   ticketAuth: StreamTickets | undefined;
   http: EventStreamDeps;
-  grpc: ChangeStreamDeps;
+  /** WatchNamespace's handler (vexil.changes.v1.ChangeService). */
+  grpc: WatchNamespaceRpc;
   close(): void;
 }
 
@@ -80,14 +85,14 @@ export function createEventStreams(
     tickets,
     ticketAuth: ofrepTickets,
     http: {
-      hub,
+      ofrepRoutes: (scope) => ofrepStreamRoute(scope, hub),
+      snapshotRoutes: (app) => snapshotStreamRoute(app, hub),
       advert: new OfrepEventStreamAdvert(settings, ofrepTickets),
       freshness: new OfrepFreshness(snapshots),
     },
-    grpc: { watch, streams, tickets, maxBufferedBytes: settings.max_buffered_bytes },
+    grpc: watchNamespace({ watch, streams, tickets, maxBufferedBytes: settings.max_buffered_bytes }),
     close() {
       hub.closeAll();
-      tickets?.stop();
       unsubscribeWrites();
       unsubscribePolls();
       unsubscribeRevocations();
