@@ -2,9 +2,21 @@
 // evaluated flag (behavior.md §6). HTTP writes flags as cached JSON bytes (http/evaluation-json.ts,
 // with the reason mapping from here); gRPC's OFREPService sends these objects as flipt.ofrep messages.
 
+import type { Access } from '../auth/access.js';
 import { ms } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { FlagEvaluation } from '../evaluation/index.js';
+
+/** Where OFREP names the namespace (an HTTP header, a gRPC metadata key): its own first, then Flipt's. */
+export const OFREP_NAMESPACE_KEYS = ['x-service-namespace', 'x-flipt-namespace'] as const;
+
+/** An OFREP evaluation of the namespace those name, which authorization reads from them too. */
+export const OFREP_EVALUATION: Access = {
+  resource: 'evaluation',
+  action: 'evaluate',
+  namespace: 'request',
+  namespaceHeaders: OFREP_NAMESPACE_KEYS,
+};
 
 export type OfrepReasonName = 'TARGETING_MATCH' | 'DISABLED' | 'DEFAULT' | 'UNKNOWN';
 

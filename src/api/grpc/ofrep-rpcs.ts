@@ -4,7 +4,6 @@
 // Bulk answers carry no ETag: gRPC has no conditional requests.
 
 import type { Metadata } from '@grpc/grpc-js';
-import type { Access } from '../../auth/access.js';
 import type { Config } from '../../config/schema.js';
 import { GrpcCode, InvalidArgumentError } from '../../domain/errors.js';
 import { namespaceKeyOrDefault } from '../../domain/namespace-key.js';
@@ -12,7 +11,13 @@ import type { EvaluationContext } from '../../evaluation/index.js';
 import type { Services } from '../../services/index.js';
 import { FlagFailure } from '../../services/ofrep.js';
 import { errorStatus } from '../error-status.js';
-import { type OfrepFlag, ofrepConfiguration, ofrepFlag } from '../ofrep-shapes.js';
+import {
+  OFREP_EVALUATION,
+  OFREP_NAMESPACE_KEYS,
+  type OfrepFlag,
+  ofrepConfiguration,
+  ofrepFlag,
+} from '../ofrep-shapes.js';
 import { jsonToStruct, wireToMessage } from './messages.js';
 import { type Rpc, RpcError } from './rpc.js';
 
@@ -24,20 +29,9 @@ function metadataValue(metadata: Metadata, key: string): string | undefined {
   return value === undefined || value === '' ? undefined : value.toString();
 }
 
-/** Where OFREP names the namespace: its own metadata key first, then Flipt's. */
-const NAMESPACE_KEYS = ['x-service-namespace', 'x-flipt-namespace'] as const;
-
-/** An evaluation of the namespace the metadata names, which authorization reads from it too. */
-const OFREP_EVALUATION: Access = {
-  resource: 'evaluation',
-  action: 'evaluate',
-  namespace: 'request',
-  namespaceHeaders: NAMESPACE_KEYS,
-};
-
 function namespaceOf(metadata: Metadata): string {
   return namespaceKeyOrDefault(
-    metadataValue(metadata, NAMESPACE_KEYS[0]) ?? metadataValue(metadata, NAMESPACE_KEYS[1]),
+    metadataValue(metadata, OFREP_NAMESPACE_KEYS[0]) ?? metadataValue(metadata, OFREP_NAMESPACE_KEYS[1]),
   );
 }
 

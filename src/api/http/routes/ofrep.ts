@@ -11,10 +11,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import type { Access } from '../../../auth/access.js';
 import { namespaceKeyOrDefault } from '../../../domain/namespace-key.js';
 import type { EvaluationContext, NamespaceSnapshot } from '../../../evaluation/index.js';
-import { ofrepConfiguration } from '../../ofrep-shapes.js';
+import { OFREP_EVALUATION, OFREP_NAMESPACE_KEYS, ofrepConfiguration } from '../../ofrep-shapes.js';
 import { answerWhenReady, sendJsonText, setRevision } from '../evaluation-answer.js';
 import { ofrepBulkJson, ofrepFlagJson } from '../evaluation-json.js';
 import type { HttpApp } from '../http-app.js';
@@ -38,20 +37,9 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return first === undefined || first === '' ? undefined : first;
 }
 
-/** Where OFREP names the namespace: its own header first, then Flipt's. */
-const NAMESPACE_HEADERS = ['x-service-namespace', 'x-flipt-namespace'] as const;
-
-/** An evaluation of the namespace the headers name, which authorization reads from them too. */
-const OFREP_EVALUATION: Access = {
-  resource: 'evaluation',
-  action: 'evaluate',
-  namespace: 'request',
-  namespaceHeaders: NAMESPACE_HEADERS,
-};
-
 /** X-Service-Namespace (interface.md) first, then Flipt's X-Flipt-Namespace, else `default`. */
 function namespaceOf(request: FastifyRequest): string {
-  return namespaceKeyOrDefault(header(request, NAMESPACE_HEADERS[0]) ?? header(request, NAMESPACE_HEADERS[1]));
+  return namespaceKeyOrDefault(header(request, OFREP_NAMESPACE_KEYS[0]) ?? header(request, OFREP_NAMESPACE_KEYS[1]));
 }
 
 const NO_CONTEXT: EvaluationContext = Object.freeze({});
