@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { NODE_ENVIRONMENT, NODE_FLAGS } from '../src/runtime/runtime-flags.js';
 import { exitOnHelp } from './help.js';
 import { createMemoryGroup, type MemoryGroup } from './memory-cgroup.js';
+import { optionReaders } from './options.js';
 import { seedBenchmark } from './seed.js';
 import { compileServer, freePort, ROOT, stop, waitHealthy } from './server-process.js';
 
@@ -37,17 +38,7 @@ interface Options {
 }
 
 function parseOptions(argv: string[]): Options {
-  const get = (name: string): string | undefined => {
-    const i = argv.indexOf(`--${name}`);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const int = (name: string, fallback: number, min: number): number => {
-    const raw = get(name);
-    if (raw === undefined) return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, got "${raw}"`);
-    return n;
-  };
+  const { int } = optionReaders(argv);
   const nodeOptions = argv.flatMap((a, i) => (a === '--node-option' && argv[i + 1] ? [argv[i + 1] as string] : []));
   return {
     flags: int('flags', 50, 2),

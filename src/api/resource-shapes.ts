@@ -128,18 +128,23 @@ export function distributionToWire(d: Distribution) {
   };
 }
 
+/** Flipt names one segment in `segmentKey` and two or more in `segmentKeys`, leaving the other empty. */
+export function segmentKeyFields(keys: readonly string[]): { key: string; keys: readonly string[] } {
+  return keys.length === 1 ? { key: keys[0] as string, keys: [] } : { key: '', keys };
+}
+
 export function ruleToWire(r: Rule) {
-  const single = r.segmentKeys.length === 1;
+  const segments = segmentKeyFields(r.segmentKeys);
   return {
     id: r.id,
     flagKey: r.flagKey,
-    segmentKey: single ? (r.segmentKeys[0] as string) : '',
+    segmentKey: segments.key,
     distributions: r.distributions.map(distributionToWire),
     rank: r.rank,
     createdAt: timestamp(r.createdAt),
     updatedAt: timestamp(r.updatedAt),
     namespaceKey: r.namespaceKey,
-    segmentKeys: single ? [] : r.segmentKeys,
+    segmentKeys: segments.keys,
     segmentOperator: r.segmentOperator,
   };
 }
@@ -160,13 +165,13 @@ export function rolloutToWire(r: Rollout) {
     updatedAt: timestamp(r.updatedAt),
   };
   if (r.segment) {
-    const single = r.segment.segmentKeys.length === 1;
+    const segments = segmentKeyFields(r.segment.segmentKeys);
     return {
       ...base,
       segment: {
-        segmentKey: single ? (r.segment.segmentKeys[0] as string) : '',
+        segmentKey: segments.key,
         value: r.segment.value,
-        segmentKeys: single ? [] : r.segment.segmentKeys,
+        segmentKeys: segments.keys,
         segmentOperator: r.segment.segmentOperator,
       },
     };

@@ -99,6 +99,29 @@ export function callLogLevel(code: number): Level {
   }
 }
 
+/**
+ * A finished call's metric and log line, as every gRPC call records them (the interceptor here and the
+ * evaluation fast path, api/grpc/evaluation-fast-path.ts); answers the status code's name.
+ */
+export function recordGrpcCall(
+  { metrics, logger }: Pick<GrpcTelemetry, 'metrics' | 'logger'>,
+  method: string,
+  code: number,
+  started: number,
+): string {
+  const ms = performance.now() - started;
+  const codeName = grpcCodeName(code);
+  metrics.recordGrpcRequest(method, codeName, ms / 1000);
+  const level = callLogLevel(code);
+  if (logger.isLevelEnabled(level)) {
+    logger[level](
+      { grpcMethod: method, code: codeName, durationMs: Math.round(ms * 1000) / 1000 },
+      'grpc call completed',
+    );
+  }
+  return codeName;
+}
+
 export function grpcTelemetryInterceptor({ metrics, tracing, logger, onCall }: GrpcTelemetry): ServerInterceptor {
   return (descriptor, call) => {
     const method = descriptor.path;
@@ -109,16 +132,7 @@ export function grpcTelemetryInterceptor({ metrics, tracing, logger, onCall }: G
     const finish = (code: number) => {
       if (finished) return;
       finished = true;
-      const ms = performance.now() - started;
-      const codeName = grpcCodeName(code);
-      metrics.recordGrpcRequest(method, codeName, ms / 1000);
-      const level = callLogLevel(code);
-      if (logger.isLevelEnabled(level)) {
-        logger[level](
-          { grpcMethod: method, code: codeName, durationMs: Math.round(ms * 1000) / 1000 },
-          'grpc call completed',
-        );
-      }
+      const codeName = recordGrpcCall({ metrics, logger }, method, code, started);
       if (state !== undefined) {
         state.span.setAttribute('rpc.grpc.status_code', code);
         if (code !== GrpcStatus.OK) state.span.setStatus({ code: SpanStatusCode.ERROR, message: codeName });

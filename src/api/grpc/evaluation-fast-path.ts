@@ -18,7 +18,7 @@
 
 import { constants, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import { status as GrpcStatus, Metadata, type MethodDefinition } from '@grpc/grpc-js';
-import { callLogLevel, type GrpcTelemetry, grpcCodeName } from '../../telemetry/grpc.js';
+import { type GrpcTelemetry, recordGrpcCall } from '../../telemetry/grpc.js';
 import { REVISION_HEADER } from '../kinds.js';
 import { answerStatus } from './call-screening.js';
 import { snakeFields } from './field-case.js';
@@ -90,7 +90,7 @@ export function evaluationFastPath(
 ): FastPath | undefined {
   if (telemetry.tracing.enabled) return undefined;
   const byPath = new Map(methods.filter((m) => FAST_PATHS.has(m.path)).map((m) => [m.path, m]));
-  const { metrics, logger, onCall } = telemetry;
+  const { onCall } = telemetry;
   let taken = 0;
 
   const serve = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, method: RegisteredMethod) => {
@@ -101,16 +101,7 @@ export function evaluationFastPath(
     const finish = (code: number) => {
       if (finished) return;
       finished = true;
-      const ms = performance.now() - started;
-      const codeName = grpcCodeName(code);
-      metrics.recordGrpcRequest(method.path, codeName, ms / 1000);
-      const level = callLogLevel(code);
-      if (logger.isLevelEnabled(level)) {
-        logger[level](
-          { grpcMethod: method.path, code: codeName, durationMs: Math.round(ms * 1000) / 1000 },
-          'grpc call completed',
-        );
-      }
+      recordGrpcCall(telemetry, method.path, code, started);
       counted?.();
     };
     const fail = (code: number, details: string) => {

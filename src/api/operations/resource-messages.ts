@@ -17,6 +17,7 @@ import type {
   Variant,
 } from '../../domain/types.js';
 import { jsonToStruct, timestampMessage } from '../grpc/messages.js';
+import { segmentKeyFields } from '../resource-shapes.js';
 
 function listMessage<T>(field: string, page: Page<T>, item: (value: T) => unknown) {
   return { [field]: page.items.map(item), next_page_token: page.nextPageToken, total_count: page.totalCount };
@@ -110,17 +111,17 @@ export function distributionMessage(d: Distribution) {
 }
 
 export function ruleMessage(r: Rule) {
-  const single = r.segmentKeys.length === 1;
+  const segments = segmentKeyFields(r.segmentKeys);
   return {
     id: r.id,
     flag_key: r.flagKey,
-    segment_key: single ? (r.segmentKeys[0] as string) : '',
+    segment_key: segments.key,
     distributions: r.distributions.map(distributionMessage),
     rank: r.rank,
     created_at: timestampMessage(r.createdAt),
     updated_at: timestampMessage(r.updatedAt),
     namespace_key: r.namespaceKey,
-    segment_keys: single ? [] : r.segmentKeys,
+    segment_keys: segments.keys,
     segment_operator: r.segmentOperator,
   };
 }
@@ -139,13 +140,13 @@ export function rolloutMessage(r: Rollout) {
     updated_at: timestampMessage(r.updatedAt),
   };
   if (r.segment) {
-    const single = r.segment.segmentKeys.length === 1;
+    const segments = segmentKeyFields(r.segment.segmentKeys);
     return {
       ...base,
       segment: {
-        segment_key: single ? (r.segment.segmentKeys[0] as string) : '',
+        segment_key: segments.key,
         value: r.segment.value,
-        segment_keys: single ? [] : r.segment.segmentKeys,
+        segment_keys: segments.keys,
         segment_operator: r.segment.segmentOperator,
       },
     };
