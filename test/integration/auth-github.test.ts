@@ -10,9 +10,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
-import { FliptGrpc, messageJson } from '../helpers/flipt-grpc.js';
+import { type FliptGrpc, messageJson } from '../helpers/flipt-grpc.js';
+import { startListeningApp } from '../helpers/listening-app.js';
 import { Browserless } from '../helpers/oidc-provider.js';
 
 const BOOT = 'github-test-bootstrap';
@@ -113,8 +114,7 @@ describeEachBackend('GitHub sign-in', (backend) => {
   let grpc: FliptGrpc;
 
   beforeAll(async () => {
-    t = await startTestApp(backend, {
-      server: { host: '127.0.0.1', http_port: 0, grpc_port: 0 },
+    ({ t, base, grpc } = await startListeningApp(backend, {
       authentication: {
         required: true,
         session: { domain: 'localhost' },
@@ -133,13 +133,9 @@ describeEachBackend('GitHub sign-in', (backend) => {
           },
         },
       },
-    });
-    const ports = await t.app.listen();
-    base = `http://127.0.0.1:${ports.httpPort}`;
-    grpc = new FliptGrpc(ports.grpcPort);
+    }));
   });
   afterAll(async () => {
-    grpc?.close();
     await t?.close();
   });
 

@@ -14,7 +14,8 @@ import { buildAuthMethods } from '../../src/app/auth-methods.js';
 import { loadConfig } from '../../src/config/load.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
-import { FliptGrpc, messageJson } from '../helpers/flipt-grpc.js';
+import { type FliptGrpc, messageJson } from '../helpers/flipt-grpc.js';
+import { startListeningApp } from '../helpers/listening-app.js';
 
 const BOOT = 'jwt-test-bootstrap-token';
 const ISSUER = 'https://issuer.vexil.test';
@@ -130,8 +131,7 @@ describeEachBackend('JWT authentication (JWKS URL)', (backend) => {
   let grpc: FliptGrpc;
 
   beforeAll(async () => {
-    t = await startTestApp(backend, {
-      server: { host: '127.0.0.1', http_port: 0, grpc_port: 0 },
+    ({ t, base, grpc } = await startListeningApp(backend, {
       authentication: {
         required: true,
         methods: {
@@ -139,13 +139,9 @@ describeEachBackend('JWT authentication (JWKS URL)', (backend) => {
           jwt: { enabled: true, jwks_url: jwks.url, validate_claims: { issuer: ISSUER, audiences: [AUDIENCE] } },
         },
       },
-    });
-    const ports = await t.app.listen();
-    base = `http://127.0.0.1:${ports.httpPort}`;
-    grpc = new FliptGrpc(ports.grpcPort);
+    }));
   });
   afterAll(async () => {
-    grpc?.close();
     await t?.close();
   });
 
@@ -312,22 +308,17 @@ describe('JWT authentication (public key file)', () => {
   beforeAll(async () => {
     const file = join(keyDir, 'ec256.pem');
     writeFileSync(file, key('ec256').spki);
-    t = await startTestApp(
+    ({ t, base, grpc } = await startListeningApp(
       { name: 'sqlite' },
       {
-        server: { host: '127.0.0.1', http_port: 0, grpc_port: 0 },
         authentication: {
           required: true,
           methods: { jwt: { enabled: true, public_key_file: file, validate_claims: { subject: 'ci-robot' } } },
         },
       },
-    );
-    const ports = await t.app.listen();
-    base = `http://127.0.0.1:${ports.httpPort}`;
-    grpc = new FliptGrpc(ports.grpcPort);
+    ));
   });
   afterAll(async () => {
-    grpc?.close();
     await t?.close();
   });
 

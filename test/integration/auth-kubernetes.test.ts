@@ -12,9 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
-import { FliptGrpc, messageJson } from '../helpers/flipt-grpc.js';
+import { type FliptGrpc, messageJson } from '../helpers/flipt-grpc.js';
+import { startListeningApp } from '../helpers/listening-app.js';
 import { opensslMissing, writeCaAndCertificate } from '../helpers/tls.js';
 
 const BOOT = 'k8s-bootstrap-token';
@@ -108,8 +109,7 @@ describeEachBackend('Kubernetes service-account authentication', (backend) => {
   let grpc: FliptGrpc;
 
   beforeAll(async () => {
-    t = await startTestApp(backend, {
-      server: { host: '127.0.0.1', http_port: 0, grpc_port: 0 },
+    ({ t, base, grpc } = await startListeningApp(backend, {
       authentication: {
         required: true,
         methods: {
@@ -122,13 +122,9 @@ describeEachBackend('Kubernetes service-account authentication', (backend) => {
           },
         },
       },
-    });
-    const ports = await t.app.listen();
-    base = `http://127.0.0.1:${ports.httpPort}`;
-    grpc = new FliptGrpc(ports.grpcPort);
+    }));
   });
   afterAll(async () => {
-    grpc?.close();
     await t?.close();
   });
 

@@ -10,9 +10,10 @@ import { TokenCleanupJob } from '../../src/auth/cleanup.js';
 import { hashState } from '../../src/auth/methods/oidc.js';
 import { loadConfig } from '../../src/config/load.js';
 import { insertLoginState } from '../../src/storage/login-states.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
-import { FliptGrpc } from '../helpers/flipt-grpc.js';
+import type { FliptGrpc } from '../helpers/flipt-grpc.js';
+import { startListeningApp } from '../helpers/listening-app.js';
 
 const BOOT = 'oidc-sessions-bootstrap';
 const OIDC = {
@@ -40,20 +41,15 @@ describeEachBackend('OIDC sessions', (backend) => {
   let grpc: FliptGrpc;
 
   beforeAll(async () => {
-    t = await startTestApp(backend, {
-      server: { host: '127.0.0.1', http_port: 0, grpc_port: 0 },
+    ({ t, base, grpc } = await startListeningApp(backend, {
       authentication: {
         required: true,
         session: { domain: 'flags.example.test' },
         methods: { token: { enabled: true, bootstrap: { token: BOOT } }, oidc: OIDC },
       },
-    });
-    const ports = await t.app.listen();
-    base = `http://127.0.0.1:${ports.httpPort}`;
-    grpc = new FliptGrpc(ports.grpcPort);
+    }));
   });
   afterAll(async () => {
-    grpc?.close();
     await t?.close();
   });
 
