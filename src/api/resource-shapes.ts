@@ -197,6 +197,8 @@ export function authenticationToWire(auth: Authentication) {
     createdAt: timestamp(auth.createdAt),
     updatedAt: timestamp(auth.updatedAt),
     metadata,
+    // Vexil's extension (issue 41): only an authentication with roles shows them.
+    ...(auth.roles !== undefined ? { roles: auth.roles.map(({ role, namespace }) => ({ role, namespace })) } : {}),
   };
 }
 

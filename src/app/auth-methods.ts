@@ -6,6 +6,7 @@ import { GithubMethod } from '../auth/methods/github.js';
 import { JwtVerifier } from '../auth/methods/jwt.js';
 import { KubernetesVerifier } from '../auth/methods/kubernetes.js';
 import { OidcMethod } from '../auth/methods/oidc.js';
+import { RoleResolver } from '../auth/roles/resolver.js';
 import { ConfigError, ms } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { SignInMethods } from '../services/auth.js';
@@ -18,6 +19,8 @@ import type { Database } from '../storage/schema.js';
 export function buildAuthMethods(config: Config, db?: Kysely<Database>): SignInMethods {
   const session = config.authentication.session;
   const methods: SignInMethods = { sessionLifetimeMs: ms(session.token_lifetime) };
+  const roles = config.authorization.roles;
+  methods.roles = new RoleResolver(roles === undefined ? undefined : { rules: roles.rules, default: roles.default });
   const oidc = config.authentication.methods.oidc;
   if (oidc.enabled && db !== undefined) methods.oidc = new OidcMethod(db, oidc, ms(session.state_lifetime));
   const github = config.authentication.methods.github;

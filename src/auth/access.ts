@@ -26,6 +26,8 @@ export type AccessResource =
   | 'change'
   /** Tokens and authentications (self, list, create, delete, expire). */
   | 'token'
+  /** Role bindings of signed-in identities (issue 41), managed by admins. */
+  | 'role-binding'
   /** Sign-in: the method list, login and callback, which come before any credential. */
   | 'sign-in'
   | 'meta'
@@ -71,6 +73,12 @@ export interface Access {
    * it changes a token, and scoped tokens may not change tokens.
    */
   self?: true;
+  /**
+   * The call changes the caller's own authentication and nothing else (signing out: expiring oneself).
+   * A caller with roles may always make it, whatever its roles; a token made without roles and scoped to
+   * a namespace may not, as before roles existed (scoped tokens may not change tokens).
+   */
+  selfExpire?: true;
   /**
    * Headers (gRPC: metadata keys) that name the namespace, the first non-empty one winning, when the
    * input does not: OFREP's `x-service-namespace`, then Flipt's `x-flipt-namespace`. The transports put

@@ -9,6 +9,7 @@ import { auditConfigProblem } from './audit.js';
 import { authMethodsProblem, sessionProblem } from './auth-methods.js';
 import { parseDuration } from './duration.js';
 import { dropInertSettings, listsFromStrings, unsupportedSetting } from './flipt-sections.js';
+import { roleRulesProblem } from './roles.js';
 import { type Config, ConfigSchema } from './schema.js';
 
 export class ConfigError extends Error {}
@@ -205,6 +206,8 @@ export function loadConfig(options: LoadOptions = {}): Config {
   if (domain !== '') {
     config.authentication.session.domain = new URL(domain.includes('://') ? domain : `http://${domain}`).hostname;
   }
+  const rolesProblem = roleRulesProblem(config.authorization);
+  if (rolesProblem) throw new ConfigError(`invalid config at ${rolesProblem}`);
   const auditProblem = auditConfigProblem(config.audit);
   if (auditProblem) throw new ConfigError(`invalid config at ${auditProblem}`);
   config.log.level = pinoLevel(config.log.level) as Config['log']['level'];

@@ -2,6 +2,8 @@
 // mapping all come from it. Keys follow Flipt's config file layout wherever Flipt has the key.
 
 import Type, { type Static } from 'typebox';
+import { AUTH_METHODS } from '../domain/authentication.js';
+import { ROLES } from '../domain/roles.js';
 
 const Duration = (defaultValue: string, description: string) =>
   Type.String({ default: defaultValue, description, 'x-duration': true });
@@ -16,6 +18,29 @@ const LogLevel = (defaultValue: string) =>
     [...LOG_LEVELS, ...LOG_LEVELS.map((l) => l.toUpperCase())].map((l) => Type.Literal(l)),
     { default: defaultValue },
   );
+
+const RoleName = Type.Union(ROLES.map((role) => Type.Literal(role)));
+const RoleOrNone = Type.Union([Type.Literal('none'), ...ROLES.map((role) => Type.Literal(role))], {
+  default: 'none',
+});
+
+/** One `authorization.roles.rules` entry: who (a metadata key or an OIDC claim, and a pattern) gets what. */
+export const RoleRuleSchema = Type.Object(
+  {
+    match: Type.Object(
+      {
+        method: Type.Optional(Type.Union(AUTH_METHODS.map((method) => Type.Literal(method)))),
+        metadata: Type.Optional(Type.String({ minLength: 1 })),
+        claim: Type.Optional(Type.String({ minLength: 1 })),
+        pattern: Type.String({ minLength: 1 }),
+      },
+      { additionalProperties: false },
+    ),
+    role: RoleName,
+    namespace: Type.String({ default: '*', minLength: 1 }),
+  },
+  { additionalProperties: false },
+);
 
 /**
  * Flipt's default `cors.allowed_headers`, plus the two OFREP web clients send: X-Service-Namespace
@@ -395,6 +420,20 @@ export const ConfigSchema = Type.Object(
       object: Type.Optional(Type.Unknown({ 'x-secret': true })),
       bundle: Type.Optional(Type.Unknown({ 'x-secret': true })),
       cloud: Type.Optional(Type.Unknown({ 'x-secret': true })),
+      /**
+       * Vexil's roles for signed-in people (issue 41, ADR 46): set, every person gets the roles its rules
+       * give (the stored bindings added), or `default` when none matches; absent, people may do everything,
+       * as before. Tokens carry their own roles whether or not this is set.
+       */
+      roles: Type.Optional(
+        Type.Object(
+          {
+            default: RoleOrNone,
+            rules: Type.Array(RoleRuleSchema, { default: [] }),
+          },
+          { additionalProperties: false },
+        ),
+      ),
     }),
     /** Empty in Flipt v1.61; an experiment switched on is refused (unsupported.ts). */
     experimental: Type.Optional(Type.Record(Type.String(), Type.Unknown())),

@@ -2,6 +2,8 @@
 // metadata), with the method enum and the metadata keys the token method writes. It lives in domain/
 // because storage reads and writes these records and auth/ sits above storage.
 
+import type { RoleBinding } from './roles.js';
+
 /** Flipt's `Method` enum, by number: METHOD_NONE = 0 … METHOD_CLOUD = 6 (stored as the integer). */
 export const AUTH_METHODS = [
   'METHOD_NONE',
@@ -37,6 +39,13 @@ export interface Authentication {
   updatedAt: Date;
   /** String → string, as Flipt stores it. */
   metadata: Record<string, string>;
+  /**
+   * The roles this authentication holds (issue 41, ADR 46): a token's as it was made with them, a
+   * signed-in person's as `authorization.roles` and the stored bindings give them. Absent: today's
+   * meaning — a token made without roles may do everything within its namespace scope, and a person
+   * signed in while `authorization.roles` is not configured everything.
+   */
+  roles?: readonly RoleBinding[];
 }
 
 /** The namespace a token is restricted to, if any. */

@@ -9,9 +9,12 @@ import type { GithubMethod } from '../auth/methods/github.js';
 import type { JwtVerifier } from '../auth/methods/jwt.js';
 import type { KubernetesVerifier } from '../auth/methods/kubernetes.js';
 import type { OidcMethod } from '../auth/methods/oidc.js';
+import type { RoleResolver } from '../auth/roles/resolver.js';
 import type { TokenCache } from '../auth/token-cache.js';
+import { checkAdministers } from '../auth/token-grants.js';
 import { type Authentication, type AuthMethod, isExpired, TOKEN_METADATA } from '../domain/authentication.js';
 import { NotFoundError, UnimplementedError } from '../domain/errors.js';
+import type { RoleBinding } from '../domain/roles.js';
 import { writeTime } from '../storage/rows.js';
 import type { Database } from '../storage/schema.js';
 import type { AuthenticationStore, OperationLockStore } from '../storage/store.js';
@@ -27,6 +30,8 @@ export interface SignInMethods {
   github?: GithubMethod;
   /** `authentication.session.token_lifetime` in ms. */
   sessionLifetimeMs?: number;
+  /** People's roles by rule (`authorization.roles`); absent: people keep today's meaning. */
+  roles?: RoleResolver;
 }
 
 export const DEFAULT_AUTH_LIST_LIMIT = 25;
@@ -43,6 +48,8 @@ export interface CreateTokenInput {
   expiresAt?: Date;
   namespaceKey?: string;
   metadata?: Record<string, string>;
+  /** Checked by auth/token-grants.ts; absent: made without roles. */
+  roles?: readonly RoleBinding[];
 }
 
 export interface CreatedToken {
@@ -88,9 +95,26 @@ export class AuthService {
     private readonly methods: SignInMethods = {},
   ) {}
 
-  /** The JWT method's verifier (`authentication.methods.jwt` on): `Authorization: JWT <token>`. */
-  get jwt(): JwtVerifier | undefined {
-    return this.methods.jwt;
+  /**
+   * The JWT method's verifier (`authentication.methods.jwt` on): `Authorization: JWT <token>`; what it
+   * verifies comes with its roles, as every authentication found here does.
+   */
+  get jwt(): Pick<JwtVerifier, 'verify'> | undefined {
+    const jwt = this.methods.jwt;
+    const roles = this.methods.roles;
+    if (jwt === undefined || roles === undefined || !roles.enabled) return jwt;
+    return { verify: async (token) => roles.resolve(await jwt.verify(token)) };
+  }
+
+  /** People's roles by rule, when `authorization.roles` is configured. */
+  get roles(): RoleResolver | undefined {
+    return this.methods.roles?.enabled ? this.methods.roles : undefined;
+  }
+
+  /** `found` with the roles its identity holds (auth/roles/resolver.ts); tokens come as they are. */
+  #withRoles(found: Authentication): Authentication {
+    const roles = this.methods.roles;
+    return roles === undefined ? found : roles.resolve(found);
   }
 
   get oidc(): OidcMethod | undefined {
@@ -191,12 +215,19 @@ export class AuthService {
         method: 'METHOD_TOKEN',
         metadata,
         ...(input.expiresAt ? { expiresAt: toMillis(input.expiresAt) } : {}),
+        ...(input.roles !== undefined ? { roles: input.roles } : {}),
         createdAt: writeTime(),
       });
       changes.record({ resourceType: 'token', resourceKey: after.id, action: 'created', after });
       return after;
     });
     return { clientToken, authentication };
+  }
+
+  /** The authentication with this id, expired or not, or undefined. */
+  find(id: string): Promise<Authentication | undefined> {
+    requireMaxLength('id', id);
+    return this.#find(this.db, id);
   }
 
   /**
@@ -209,7 +240,7 @@ export class AuthService {
     // Counted as a hit or a miss even while the cache is empty: the first token an instance sees is a miss.
     const state = this.tokens.lookup(hashedToken, nowMs);
     if (state === 'unknown') return undefined;
-    return state === 'expired' ? null : state.live;
+    return state === 'expired' ? null : this.#withRoles(state.live);
   }
 
   /**
@@ -228,7 +259,7 @@ export class AuthService {
     // the config cannot change while the process runs, so checking here is checking every request.
     if (this.methods.oidc !== undefined && !this.methods.oidc.sessionAllowed(found)) return undefined;
     this.tokens?.remember(hash, found, generation);
-    return isExpired(found, now) ? undefined : found;
+    return isExpired(found, now) ? undefined : this.#withRoles(found);
   }
 
   /**
@@ -258,6 +289,19 @@ export class AuthService {
   get(id: string): Promise<Authentication> {
     requireMaxLength('id', id);
     return this.authentications.get(this.db, id);
+  }
+
+  /**
+   * Deletes a token as `caller` may (auth/token-grants.ts): only one it administers. A caller without
+   * roles reached this only unscoped (scoped tokens may not change tokens), so it is not looked up.
+   * An unknown id is not an error, as in Flipt.
+   */
+  async deleteAs(caller: Authentication | null, id: string): Promise<void> {
+    if (caller !== null && caller.roles !== undefined) {
+      const token = await this.find(id);
+      if (token !== undefined) checkAdministers(caller, token);
+    }
+    await this.delete(id);
   }
 
   async delete(id: string): Promise<void> {

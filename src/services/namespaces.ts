@@ -23,8 +23,9 @@ export class NamespaceService {
     private readonly states: ResourceStates,
   ) {}
 
-  list(query: ListQuery): Promise<Page<Namespace>> {
-    return this.namespaces.list(this.ctx.db, query);
+  /** `only`: just these keys (a caller who may read no more); absent: every namespace. */
+  list(query: ListQuery, only?: readonly string[]): Promise<Page<Namespace>> {
+    return this.namespaces.list(this.ctx.db, query, only);
   }
 
   get(key: string): Promise<Namespace> {

@@ -4,6 +4,7 @@
 import type { Selectable } from 'kysely';
 import { type Authentication, type AuthMethod, authMethodName, authMethodNumber } from '../domain/authentication.js';
 import { AlreadyExistsError, NotFoundError } from '../domain/errors.js';
+import { isRole, type RoleBinding } from '../domain/roles.js';
 import { classifyDriverError } from './errors.js';
 import { toDate, toOptionalDate } from './rows.js';
 import type { AuthenticationsTable } from './schema.js';
@@ -25,8 +26,27 @@ function parseMetadata(text: string | null): Record<string, string> {
   }
 }
 
+/**
+ * A stored roles list. Only the store writes it, from validated input; a list that does not read back
+ * as one (hand-edited) grants nothing rather than today's everything, so it reads as no roles at all.
+ */
+function parseRoles(text: string | null): readonly RoleBinding[] | undefined {
+  if (text === null) return undefined;
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (!Array.isArray(value)) return [];
+    return value.filter(
+      (b): b is RoleBinding =>
+        typeof b === 'object' && b !== null && isRole(b.role) && typeof b.namespace === 'string' && b.namespace !== '',
+    );
+  } catch {
+    return [];
+  }
+}
+
 export function toAuthentication(row: Omit<Selectable<AuthenticationsTable>, 'hashed_client_token'>): Authentication {
   const expiresAt = toOptionalDate(row.expires_at);
+  const roles = parseRoles(row.roles);
   return {
     id: row.id,
     method: authMethodName(Number(row.method)),
@@ -34,10 +54,19 @@ export function toAuthentication(row: Omit<Selectable<AuthenticationsTable>, 'ha
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
     metadata: parseMetadata(row.metadata),
+    ...(roles !== undefined ? { roles } : {}),
   };
 }
 
-export const AUTHENTICATION_COLUMNS = ['id', 'method', 'metadata', 'expires_at', 'created_at', 'updated_at'] as const;
+export const AUTHENTICATION_COLUMNS = [
+  'id',
+  'method',
+  'metadata',
+  'expires_at',
+  'created_at',
+  'updated_at',
+  'roles',
+] as const;
 
 async function insertAuthentication(db: Executor, input: NewAuthentication): Promise<Authentication> {
   try {
@@ -51,6 +80,7 @@ async function insertAuthentication(db: Executor, input: NewAuthentication): Pro
         expires_at: input.expiresAt ?? null,
         created_at: input.createdAt,
         updated_at: input.createdAt,
+        roles: input.roles === undefined ? null : JSON.stringify(input.roles),
       })
       .execute();
   } catch (err) {
@@ -64,6 +94,7 @@ async function insertAuthentication(db: Executor, input: NewAuthentication): Pro
     createdAt: input.createdAt,
     updatedAt: input.createdAt,
     metadata: { ...input.metadata },
+    ...(input.roles !== undefined ? { roles: input.roles.map((b) => ({ ...b })) } : {}),
   };
 }
 

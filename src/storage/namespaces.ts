@@ -19,18 +19,20 @@ async function getNamespace(db: Executor, key: string): Promise<Namespace> {
   return ns;
 }
 
-async function listNamespaces(db: Executor, query: ListQuery): Promise<Page<Namespace>> {
+async function listNamespaces(db: Executor, query: ListQuery, only?: readonly string[]): Promise<Page<Namespace>> {
   const offset = startOffset(query, false);
+  if (only !== undefined && only.length === 0) {
+    return { ...toPage<Namespace>([], query, offset, (n) => n.key), totalCount: 0 };
+  }
   let select = db.selectFrom('namespaces').selectAll().orderBy('created_at').orderBy('key').offset(offset);
+  let counted = db.selectFrom('namespaces').select((eb) => eb.fn.countAll<number | string>().as('n'));
+  if (only !== undefined) {
+    select = select.where('key', 'in', only);
+    counted = counted.where('key', 'in', only);
+  }
   const limit = fetchLimit(query);
   select = limit === undefined ? select.limit(Number.MAX_SAFE_INTEGER) : select.limit(limit);
-  const [rows, count] = await Promise.all([
-    select.execute(),
-    db
-      .selectFrom('namespaces')
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .executeTakeFirstOrThrow(),
-  ]);
+  const [rows, count] = await Promise.all([select.execute(), counted.executeTakeFirstOrThrow()]);
   const page = toPage(rows.map(namespaceOf), query, offset, (n) => n.key);
   return { ...page, totalCount: Number(count.n) };
 }

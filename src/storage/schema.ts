@@ -140,6 +140,8 @@ export interface AuthenticationsTable {
   expires_at: ColumnType<Date | string | null, Date | null, Date | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** A token's roles as a JSON list of `{role, namespace}`; NULL: made without roles (migration 008). */
+  roles: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface OperationLockTable {

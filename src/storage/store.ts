@@ -14,6 +14,7 @@
 
 import type { Kysely } from 'kysely';
 import type { Authentication, AuthMethod } from '../domain/authentication.js';
+import type { RoleBinding } from '../domain/roles.js';
 import type {
   ComparisonType,
   Constraint,
@@ -56,7 +57,8 @@ export interface NamespaceReads {
   find(db: Executor, key: string): Promise<Namespace | undefined>;
   /** NotFound when there is no such namespace. */
   get(db: Executor, key: string): Promise<Namespace>;
-  list(db: Executor, query: ListQuery): Promise<Page<Namespace>>;
+  /** `only`: just these keys; absent: every namespace. */
+  list(db: Executor, query: ListQuery, only?: readonly string[]): Promise<Page<Namespace>>;
   countFlags(db: Executor, namespaceKey: string): Promise<number>;
 }
 
@@ -307,6 +309,8 @@ export interface NewAuthentication {
   metadata: Record<string, string>;
   expiresAt?: Date;
   createdAt: Date;
+  /** A token's roles; absent: made without roles. */
+  roles?: readonly RoleBinding[];
 }
 
 export interface AuthenticationListQuery {

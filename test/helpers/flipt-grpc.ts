@@ -160,6 +160,8 @@ export function messageJson(value: Msg, top = true): Msg {
   const out: Msg = {};
   for (const [k, v] of Object.entries(value)) {
     if (v === null || v === undefined || k === 'rule' || k === 'response' || k.startsWith('_')) continue;
+    // Vexil's `roles` extension (issue 41): REST shows it only on an authentication that has roles.
+    if (k === 'roles' && Array.isArray(v) && v.length === 0) continue;
     // `metadata` is a Struct on flags and OFREP flags, a map<string, string> on authentications.
     const struct = k === 'metadata' && typeof v === 'object' && 'fields' in (v as object);
     out[k] = struct ? structJson({ kind: 'structValue', structValue: v }) : messageJson(v, false);

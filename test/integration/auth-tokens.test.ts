@@ -296,8 +296,10 @@ describeEachBackend('token authentication', (backend) => {
     const denied = await call(t.app, 'GET', '/api/v1/namespaces/team-b', undefined, h);
     expect(denied.status).toBe(403);
     expect(denied.body).toEqual({ code: 7, message: 'permission denied', details: [] });
-    // naming no namespace (the namespace list) is refused too
-    expect((await call(t.app, 'GET', '/api/v1/namespaces', undefined, h)).status).toBe(403);
+    // the namespace list is filtered, never refused (issue 41): it shows the token's own namespace only
+    const listed = await call(t.app, 'GET', '/api/v1/namespaces', undefined, h);
+    expect(listed.status).toBe(200);
+    expect(listed.body.namespaces.map((n: { key: string }) => n.key)).toEqual(['team-a']);
     // creating a namespace addresses that namespace's key
     expect((await call(t.app, 'POST', '/api/v1/namespaces', { key: 'team-c', name: 'C' }, h)).status).toBe(403);
     // services that take no scoped tokens: the auth service and the token method

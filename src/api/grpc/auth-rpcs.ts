@@ -4,6 +4,7 @@
 // the call is UNIMPLEMENTED, as in Flipt, which registers no service for a disabled method.
 
 import type { Access } from '../../auth/access.js';
+import { administersToken, askedRoles, checkAdministers, checkTokenGrant } from '../../auth/token-grants.js';
 import type { Config } from '../../config/schema.js';
 import { AUTH_METHODS, type AuthMethod } from '../../domain/authentication.js';
 import { InvalidArgumentError, UnauthenticatedError, UnimplementedError } from '../../domain/errors.js';
@@ -17,11 +18,11 @@ type Req = any;
 
 const EMPTY = Object.freeze({});
 
-const token = (action: Access['action'], self?: true): Access => ({
+const token = (action: Access['action'], self?: 'self' | 'selfExpire'): Access => ({
   resource: 'token',
   action,
   namespace: 'none',
-  ...(self ? { self } : {}),
+  ...(self === 'self' ? { self: true } : self === 'selfExpire' ? { selfExpire: true } : {}),
 });
 /** Sign-in comes before any credential: starting it reads a provider's address, finishing it makes a session. */
 const SIGN_IN_START: Access = { resource: 'sign-in', action: 'read', namespace: 'none' };
@@ -57,24 +58,30 @@ export function authRpcs({ auth }: Services): Rpc<never>[] {
       method: 'GetAuthenticationSelf',
       kind: 'auth',
       // Reading oneself: the one token call a namespace-scoped token may make (auth/access.ts `self`).
-      access: token('read', true),
+      access: token('read', 'self'),
       handle: (_r, context) => message(authenticationToWire(self(context))),
     },
     {
       method: 'GetAuthentication',
       kind: 'auth',
       access: token('read'),
-      handle: async (r) => message(authenticationToWire(await auth.get(r.id))),
+      async handle(r, context) {
+        const found = await auth.get(r.id);
+        checkAdministers(context.authentication, found);
+        return message(authenticationToWire(found));
+      },
     },
     {
       method: 'ListAuthentications',
       kind: 'auth',
       access: token('read'),
-      async handle(r) {
+      async handle(r, context) {
         const method =
           AUTH_METHODS.includes(r.method) && r.method !== 'METHOD_NONE' ? (r.method as AuthMethod) : undefined;
         const page = await auth.list({ ...(method ? { method } : {}), limit: r.limit, pageToken: r.pageToken });
-        return message({ authentications: page.items.map(authenticationToWire), nextPageToken: page.nextPageToken });
+        // Filtered, never refused: the tokens the caller administers (a page may come back shorter).
+        const items = page.items.filter((found) => administersToken(context.authentication, found));
+        return message({ authentications: items.map(authenticationToWire), nextPageToken: page.nextPageToken });
       },
     },
     {
@@ -82,15 +89,15 @@ export function authRpcs({ auth }: Services): Rpc<never>[] {
       kind: 'auth',
       access: token('delete'),
       write: true,
-      async handle(r) {
-        await auth.delete(r.id);
+      async handle(r, context) {
+        await auth.deleteAs(context.authentication, r.id);
         return EMPTY;
       },
     },
     {
       method: 'ExpireAuthenticationSelf',
       kind: 'auth',
-      access: token('update'),
+      access: token('update', 'selfExpire'),
       write: true,
       async handle(r, context) {
         const id = self(context).id;
@@ -111,12 +118,16 @@ export function tokenMethodRpcs({ auth }: Services, config: Config): Rpc<never>[
     kind: 'auth',
     access: token('create'),
     write: true,
-    async handle(r) {
+    async handle(r, context) {
       if (!config.authentication.methods.token.enabled) {
         throw new UnimplementedError('authentication method token is not enabled');
       }
       const expiresAt = dateOf(r.expiresAt);
+      const namespaceKey: string = r.namespaceKey;
+      const roles = askedRoles(r.roles, namespaceKey);
+      checkTokenGrant(context.authentication, namespaceKey, roles);
       const created = await auth.createToken({
+        ...(roles !== undefined ? { roles } : {}),
         name: r.name,
         description: r.description,
         ...(expiresAt ? { expiresAt } : {}),

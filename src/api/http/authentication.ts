@@ -199,9 +199,9 @@ export function installAuthentication(app: HttpApp, { config, auth, tickets }: A
 
   app.addHook('preValidation', (request, _reply, done) => {
     const found = request.authentication;
-    // Unscoped callers were allowed in onRequest: they pay one metadata read here. Scoped ones on a rule
-    // that reads the input were let through there only to be decided now.
-    if (found === null || tokenNamespace(found) === undefined) return done();
+    // Unscoped callers without roles were allowed in onRequest: they pay two reads here. Scoped ones and
+    // those with roles, on a rule that reads the input, were let through there only to be decided now.
+    if (found === null || (found.roles === undefined && tokenNamespace(found) === undefined)) return done();
     const options = request.routeOptions;
     const route = authorizationOf(options.config);
     if (!route.readsInput) return done();

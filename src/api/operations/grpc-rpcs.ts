@@ -14,7 +14,8 @@ export function operationRpc(services: Services, op: AnyOperation): Rpc<RequestM
     access: op.access,
     write: op.write,
     answersInProtoNames: true,
-    handle: async (message) => op.toMessage(await op.handle(services, op.fromMessage(message))),
+    handle: async (message, context) =>
+      op.toMessage(await op.handle(services, op.fromMessage(message), context.authentication)),
   };
 }
 

@@ -26,7 +26,7 @@ function registerRoute(app: HttpApp, services: Services, op: AnyOperation, route
     handler: async (request) => {
       // A body of JSON `null` reads as none, as an absent one (the converters' `body = {}`).
       const input = op.fromHttp({ params: request.params, query: request.query, body: request.body ?? undefined });
-      return op.toJson(await op.handle(services, input));
+      return op.toJson(await op.handle(services, input, request.authentication));
     },
   });
 }

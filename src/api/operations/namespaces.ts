@@ -3,6 +3,8 @@
 // legacy forms.
 
 import Type from 'typebox';
+import { namespacesVisibleTo } from '../../auth/authorize.js';
+import type { Authentication } from '../../domain/authentication.js';
 import { namespaceKeyOrDefault } from '../../domain/namespace-key.js';
 import type { Namespace, Page } from '../../domain/types.js';
 import type { Services } from '../../services/index.js';
@@ -19,8 +21,12 @@ const tags = ['namespaces'];
 const KeyParams = Type.Object({ key: Type.String() });
 const base = '/api/v1/namespaces';
 
-export const listNamespaces = (services: Services, list: ListQuery): Promise<Page<Namespace>> =>
-  services.namespaces.list(list);
+/** Filtered, never refused: the namespaces the caller may read (auth/authorize.ts namespacesVisibleTo). */
+export const listNamespaces = (
+  services: Services,
+  list: ListQuery,
+  caller: Authentication | null,
+): Promise<Page<Namespace>> => services.namespaces.list(list, namespacesVisibleTo(caller));
 
 export const createNamespace = (services: Services, input: NamespaceInput): Promise<Namespace> =>
   services.namespaces.create(input);
@@ -40,7 +46,7 @@ export const namespaceOperations: AnyOperation[] = [
     rpc: 'ListNamespaces',
     routes: [{ method: 'GET', url: base }],
     schema: { tags, querystring: ListQuerystring, response: NamespaceListSchema },
-    access: { resource: 'namespace', action: 'read', namespace: 'none' },
+    access: { resource: 'namespace', action: 'read', namespace: 'filtered' },
     write: false,
     fromHttp: ({ query }) => toListQuery(query),
     fromMessage: messageListQuery,

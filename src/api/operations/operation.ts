@@ -5,6 +5,7 @@
 
 import type { Static, TObject, TSchema } from 'typebox';
 import type { Access } from '../../auth/access.js';
+import type { Authentication } from '../../domain/authentication.js';
 import type { Services } from '../../services/index.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -59,8 +60,11 @@ export interface Operation<
   fromHttp(request: HttpParts<P, Q, B>): In;
   /** The operation's input from the gRPC request message. */
   fromMessage(message: RequestMessage): In;
-  /** The named handler: the one call into the services. */
-  handle(services: Services, input: In): Promise<Out>;
+  /**
+   * The named handler: the one call into the services. `caller` is the call's authentication (null when
+   * none is required), read only by reads across namespaces (`filtered`) to limit their answer.
+   */
+  handle(services: Services, input: In, caller: Authentication | null): Promise<Out>;
   /** The answer as Flipt's REST JSON (api/resource-shapes.ts). */
   toJson(answer: Out): unknown;
   /** The answer as its flipt.* message, with proto/'s own names (resource-messages.ts). */

@@ -34,10 +34,19 @@ export interface RoleRules {
   default: Role | 'none';
 }
 
+const expressions = new Map<string, RegExp>();
+
 /** A pattern as an anchored expression: `*` is any run of characters, everything else literal. */
 export function patternExpression(pattern: string): RegExp {
-  const literal = pattern.split('*').map((part) => part.replace(/[\\^$.|?+()[\]{}]/g, '\\$&'));
-  return new RegExp(`^${literal.join('.*')}$`, 's');
+  let expression = expressions.get(pattern);
+  if (expression === undefined) {
+    const literal = pattern.split('*').map((part) => part.replace(/[\\^$.|?+()[\]{}]/g, '\\$&'));
+    expression = new RegExp(`^${literal.join('.*')}$`, 's');
+    // The patterns are the config's and the stored bindings': few, so kept (bounded all the same).
+    if (expressions.size >= 10_000) expressions.clear();
+    expressions.set(pattern, expression);
+  }
+  return expression;
 }
 
 /**

@@ -2,24 +2,10 @@
 // key or to all (`*`). What an entry point needs follows from its access declaration (auth/access.ts)
 // alone, so the same table decides for HTTP and gRPC, and a test can generate its matrix from it.
 
+import { ALL_NAMESPACES, ROLES, type Role, type RoleBinding } from '../../domain/roles.js';
 import type { Access } from '../access.js';
 
-/** Lowest first: each role includes every role before it. */
-export const ROLES = ['client', 'viewer', 'editor', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
-
-/** The namespace key a binding names for every namespace. */
-export const ALL_NAMESPACES = '*';
-
-export interface RoleBinding {
-  role: Role;
-  /** A namespace key, or `*` for every namespace. */
-  namespace: string;
-}
-
-export function isRole(value: unknown): value is Role {
-  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
-}
+export { ALL_NAMESPACES, isRole, ROLES, type Role, type RoleBinding } from '../../domain/roles.js';
 
 /** Whether `held` includes `needed`. */
 export function includesRole(held: Role, needed: Role): boolean {
@@ -53,6 +39,8 @@ export function neededRole(access: Access): RoleNeed | undefined {
     case 'token':
       // Reading one's own authentication addresses no namespace; every other token call administers.
       return action === 'read' && access.namespace === 'none' ? undefined : need('admin');
+    case 'role-binding':
+      return need('admin');
     case 'namespace':
       if (action === 'create' || action === 'delete') return need('admin', true);
       return action === 'read' ? need('viewer') : need('admin');

@@ -12,6 +12,7 @@ import { seedState } from './003-seed-state.js';
 import { changes } from './004-changes.js';
 import { changeRevisions } from './006-change-revisions.js';
 import { loginStates } from './007-login-states.js';
+import { tokenRoles } from './008-token-roles.js';
 
 /** A migration by name, built for a dialect (the schema differs by database in places). */
 export type MigrationsFor = (dialect: DialectName) => Record<string, Migration>;
@@ -25,6 +26,7 @@ export const coreMigrations: MigrationsFor = (dialect) => {
     '004-changes': changes(dialect),
     '006-change-revisions': changeRevisions(dialect),
     '007-login-states': loginStates(dialect),
+    '008-token-roles': tokenRoles(dialect),
   };
 };
 

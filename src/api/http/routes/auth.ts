@@ -5,6 +5,7 @@
 import Type from 'typebox';
 import { clearedSessionCookies } from '../../../auth/credentials.js';
 import { parseTimestamp } from '../../../auth/timestamp.js';
+import { administersToken, askedRoles, checkAdministers, checkTokenGrant } from '../../../auth/token-grants.js';
 import { AUTH_METHODS, type AuthMethod } from '../../../domain/authentication.js';
 import { InvalidArgumentError, UnauthenticatedError } from '../../../domain/errors.js';
 import { authMethodsToWire, enabledMethods } from '../../resource-shapes.js';
@@ -48,7 +49,11 @@ export async function authRoutes(app: HttpApp, { config, services }: RouteDeps):
       },
       async (request) => {
         const body = request.body;
+        const namespaceKey = body.namespaceKey ?? undefined;
+        const roles = askedRoles(body.roles, namespaceKey);
+        checkTokenGrant(request.authentication, namespaceKey, roles);
         const created = await auth.createToken({
+          ...(roles !== undefined ? { roles } : {}),
           ...(body.name != null ? { name: body.name } : {}),
           ...(body.description != null ? { description: body.description } : {}),
           ...(body.expiresAt != null && body.expiresAt !== ''
@@ -88,7 +93,7 @@ export async function authRoutes(app: HttpApp, { config, services }: RouteDeps):
   app.put(
     '/auth/v1/self/expire',
     {
-      config: { kind: 'auth', access: { resource: 'token', action: 'update', namespace: 'none' } },
+      config: { kind: 'auth', access: { resource: 'token', action: 'update', namespace: 'none', selfExpire: true } },
       schema: { tags, querystring: ExpireSelfQuerystring, response: { 200: EmptySchema, ...errorResponses } },
     },
     async (request, reply) => {
@@ -122,7 +127,10 @@ export async function authRoutes(app: HttpApp, { config, services }: RouteDeps):
         limit,
         pageToken: q.pageToken ?? q.page_token ?? '',
       });
-      return { authentications: page.items.map(authenticationToWire), nextPageToken: page.nextPageToken };
+      // Filtered, never refused: the tokens the caller administers (a page may come back shorter).
+      const caller = request.authentication;
+      const items = page.items.filter((token) => administersToken(caller, token));
+      return { authentications: items.map(authenticationToWire), nextPageToken: page.nextPageToken };
     },
   );
 
@@ -132,7 +140,11 @@ export async function authRoutes(app: HttpApp, { config, services }: RouteDeps):
       config: { kind: 'auth', access: { resource: 'token', action: 'read', namespace: 'none' } },
       schema: { tags, params: IdParams, response: { 200: AuthenticationSchema, ...errorResponses } },
     },
-    async (request) => authenticationToWire(await auth.get(request.params.id)),
+    async (request) => {
+      const token = await auth.get(request.params.id);
+      checkAdministers(request.authentication, token);
+      return authenticationToWire(token);
+    },
   );
 
   app.delete(
@@ -142,7 +154,7 @@ export async function authRoutes(app: HttpApp, { config, services }: RouteDeps):
       schema: { tags, params: IdParams, response: { 200: EmptySchema, ...errorResponses } },
     },
     async (request) => {
-      await auth.delete(request.params.id);
+      await auth.deleteAs(request.authentication, request.params.id);
       return {};
     },
   );

@@ -7,6 +7,15 @@ import { Nullable, Timestamp } from './common.js';
 
 const StringMap = Type.Record(Type.String(), Type.String());
 
+/** Vexil's extension (issue 41): one role on one namespace key or on every namespace (`*`). */
+export const RoleBindingSchema = Type.Object(
+  {
+    role: Type.String({ description: 'client, viewer, editor or admin' }),
+    namespace: Type.String({ description: 'a namespace key, or * for every namespace' }),
+  },
+  { $id: 'RoleBinding' },
+);
+
 export const AuthenticationSchema = Type.Object(
   {
     id: Type.String(),
@@ -15,6 +24,7 @@ export const AuthenticationSchema = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
     metadata: StringMap,
+    roles: Type.Optional(Type.Array(RoleBindingSchema)),
   },
   { $id: 'Authentication' },
 );
@@ -25,6 +35,17 @@ export const CreateTokenBody = Type.Object({
   expiresAt: Type.Optional(Nullable(Type.String({ description: 'RFC 3339 timestamp' }))),
   namespaceKey: Type.Optional(Nullable(Type.String())),
   metadata: Type.Optional(Nullable(StringMap)),
+  /** Vexil's extension: the token's roles, checked against its creator's (auth/token-grants.ts). */
+  roles: Type.Optional(
+    Nullable(
+      Type.Array(
+        Type.Object({
+          role: Type.String({ description: 'client, viewer, editor or admin' }),
+          namespace: Type.String({ description: "a namespace key (the token's own when it has one), or *" }),
+        }),
+      ),
+    ),
+  ),
 });
 
 export const CreateTokenResponseSchema = Type.Object({
