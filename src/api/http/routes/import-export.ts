@@ -139,6 +139,8 @@ export async function importExportRoutes(app: HttpApp, { services }: RouteDeps):
         const text = typeof request.body === 'string' ? request.body : '';
         const q = request.query;
         const drop = flag(q.drop);
+        // Dropping everything is decided before the body is read: it names no namespace.
+        if (drop) authorize({ access: IMPORT_DROPPING, group: 'management' }, request.authentication, {});
         const sources = [
           { name: 'request body', text, format: formatOfContentType(request.headers['content-type'], text) },
         ];
