@@ -6,12 +6,14 @@ import { Command, InvalidArgumentError as CommanderArgumentError } from 'command
 import { authenticationToWire, createdTokenToWire } from '../api/http/schemas/auth.js';
 import { migrateToLatest } from '../app/migrations.js';
 import { parseTimestamp } from '../auth/timestamp.js';
+import { askedRoles } from '../auth/token-grants.js';
 import { announceRevokedToken } from '../cache/invalidation.js';
 import { parseDuration } from '../config/duration.js';
 import { ConfigError, loadConfig, ms } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { AUTH_METHODS, type AuthMethod } from '../domain/authentication.js';
 import { DomainError, NotFoundError } from '../domain/errors.js';
+import type { RoleBinding } from '../domain/roles.js';
 import { AuthService, type CreateTokenInput } from '../services/auth.js';
 import { actingAs, CLI_ACTOR } from '../services/write.js';
 import { sqlAuthenticationStore } from '../storage/authentications.js';
@@ -25,6 +27,8 @@ export interface TokenCreateOptions {
   expiresAt?: string;
   expiresIn?: string;
   metadata?: string[];
+  /** `role:namespace` pairs (repeatable): the token's roles (issue 41). */
+  role?: string[];
 }
 
 export interface TokenListOptions {
@@ -55,6 +59,22 @@ function parseMetadata(pairs: string[] = []): Record<string, string> {
   return metadata;
 }
 
+/** `--role viewer:team` pairs, checked as the API checks them (auth/token-grants.ts). */
+function parseRoles(pairs: string[] | undefined, namespaceKey: string | undefined): RoleBinding[] | undefined {
+  if (pairs === undefined || pairs.length === 0) return undefined;
+  const asked = pairs.map((pair) => {
+    const colon = pair.indexOf(':');
+    if (colon <= 0)
+      throw new CommanderArgumentError(`--role takes role:namespace (namespace a key or *), got "${pair}"`);
+    return { role: pair.slice(0, colon), namespace: pair.slice(colon + 1) };
+  });
+  try {
+    return askedRoles(asked, namespaceKey);
+  } catch (err) {
+    throw new CommanderArgumentError(`--role: ${(err as Error).message}`);
+  }
+}
+
 export function tokenCreateInput(options: TokenCreateOptions, now: Date = new Date()): CreateTokenInput {
   if (options.expiresAt && options.expiresIn)
     throw new CommanderArgumentError('give --expires-at or --expires-in, not both');
@@ -70,7 +90,9 @@ export function tokenCreateInput(options: TokenCreateOptions, now: Date = new Da
     expiresAt = new Date(now.getTime() + duration);
   }
   const metadata = parseMetadata(options.metadata);
+  const roles = parseRoles(options.role, options.namespace);
   return {
+    ...(roles !== undefined ? { roles } : {}),
     name: options.name ?? '',
     ...(options.description ? { description: options.description } : {}),
     ...(options.namespace ? { namespaceKey: options.namespace } : {}),
@@ -165,6 +187,11 @@ export function buildTokenCommand(configFile: () => string | undefined): Command
     .option('--expires-at <time>', 'expiry as an RFC 3339 timestamp')
     .option('--expires-in <duration>', 'expiry from now, e.g. 24h')
     .option('--metadata <key=value>', 'extra metadata (repeatable)', collect)
+    .option(
+      '--role <role:namespace>',
+      'a role the token holds, e.g. client:production or viewer:* (repeatable)',
+      collect,
+    )
     .action((options: TokenCreateOptions) => run((config) => createTokenCommand(config, options)));
   token
     .command('list')

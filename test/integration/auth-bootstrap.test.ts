@@ -196,5 +196,15 @@ describe('vexil token create options', () => {
     expect(() => tokenCreateInput({ expiresIn: 'soon' }, now)).toThrow('--expires-in');
     expect(() => tokenCreateInput({ expiresIn: '1h', expiresAt: '2031-01-01T00:00:00Z' }, now)).toThrow('not both');
     expect(() => tokenCreateInput({ metadata: ['novalue'] }, now)).toThrow('key=value');
+    // Roles (issue 41), checked as the API checks them.
+    expect(tokenCreateInput({ role: ['client:prod', 'viewer:*'] }, now).roles).toEqual([
+      { role: 'client', namespace: 'prod' },
+      { role: 'viewer', namespace: '*' },
+    ]);
+    expect(() => tokenCreateInput({ role: ['viewer'] }, now)).toThrow('--role takes role:namespace');
+    expect(() => tokenCreateInput({ role: ['owner:prod'] }, now)).toThrow('--role: invalid role "owner"');
+    expect(() => tokenCreateInput({ namespace: 'prod', role: ['viewer:dev'] }, now)).toThrow(
+      'role namespace "dev" is outside the token\'s namespace "prod"',
+    );
   });
 });
