@@ -41,7 +41,13 @@ const SIGN_IN = access('sign-in', 'read', 'none');
 const on = (role: RoleBinding['role'], namespace = 'team'): RoleBinding[] => [{ role, namespace }];
 
 type Outcome = 'allowed' | string;
-const rows: { name: string; roles: RoleBinding[]; access: Access; input?: Record<string, unknown>; outcome: Outcome }[] = [
+const rows: {
+  name: string;
+  roles: RoleBinding[];
+  access: Access;
+  input?: Record<string, unknown>;
+  outcome: Outcome;
+}[] = [
   {
     name: 'client evaluates in its namespace',
     roles: on('client'),

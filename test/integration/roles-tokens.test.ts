@@ -143,7 +143,10 @@ describeEachBackend('tokens with roles', (backend) => {
     const before = await tokenCount();
     const rows: [object, string][] = [
       [{ roles: [{ role: 'Admin', namespace: 'team' }] }, 'invalid role "Admin": one of client, viewer, editor, admin'],
-      [{ roles: [{ role: 'viewer', namespace: 'no such key!' }] }, 'invalid role namespace "no such key!": a namespace key or *'],
+      [
+        { roles: [{ role: 'viewer', namespace: 'no such key!' }] },
+        'invalid role namespace "no such key!": a namespace key or *',
+      ],
       [
         { namespaceKey: 'team', roles: [{ role: 'viewer', namespace: 'other' }] },
         'role namespace "other" is outside the token\'s namespace "team"',
