@@ -9,6 +9,8 @@ export interface ListeningApp {
   t: TestApp;
   base: string;
   grpc: FliptGrpc;
+  /** The gRPC port, for clients of services FliptGrpc does not know (vexil.changes.v1). */
+  grpcPort: number;
 }
 
 export async function startListeningApp(backend: Backend, overrides: ConfigOverrides): Promise<ListeningApp> {
@@ -22,5 +24,5 @@ export async function startListeningApp(backend: Backend, overrides: ConfigOverr
       await app.close();
     },
   };
-  return { t, base: `http://127.0.0.1:${ports.httpPort}`, grpc };
+  return { t, base: `http://127.0.0.1:${ports.httpPort}`, grpc, grpcPort: ports.grpcPort };
 }

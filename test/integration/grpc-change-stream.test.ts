@@ -6,78 +6,14 @@
 // PINGs every connection each heartbeat_interval, and drops a peer whose path has gone silent.
 
 import { type AddressInfo, connect, createServer as createNetServer, type Socket } from 'node:net';
-import {
-  type ClientReadableStream,
-  credentials,
-  loadPackageDefinition,
-  Metadata,
-  type ServiceClientConstructor,
-  type ServiceError,
-  status,
-} from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
+import { credentials, status } from '@grpc/grpc-js';
 import { GrpcReflection } from 'grpc-js-reflection-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROTO_DIR } from '../../src/api/grpc/protos.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
+import { type ChangeClient, changeClient, watch } from '../helpers/change-watch.js';
 
 const BOOT = 'grpc-change-stream-token';
-
-interface Change {
-  type: string;
-  namespace_key: string;
-  etag: string;
-  last_modified: number;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: a dynamically loaded client
-type ChangeClient = any;
-
-function changeClient(port: number): ChangeClient {
-  const definition = loadSync('vexil/changes/v1/changes.proto', {
-    keepCase: true,
-    longs: Number,
-    includeDirs: [PROTO_DIR],
-  });
-  const pkg = loadPackageDefinition(definition) as unknown as {
-    vexil: { changes: { v1: { ChangeService: ServiceClientConstructor } } };
-  };
-  return new pkg.vexil.changes.v1.ChangeService(`127.0.0.1:${port}`, credentials.createInsecure());
-}
-
-interface Watching {
-  changes: Change[];
-  ended: Promise<{ code: number; details: string }>;
-  until(n: number, timeoutMs?: number): Promise<void>;
-  cancel(): void;
-}
-
-function watch(client: ChangeClient, request: Record<string, string>, token?: string): Watching {
-  const metadata = new Metadata();
-  if (token) metadata.set('authorization', `Bearer ${token}`);
-  const call: ClientReadableStream<Change> = client.WatchNamespace(request, metadata);
-  const changes: Change[] = [];
-  call.on('data', (change: Change) => changes.push(change));
-  const ended = new Promise<{ code: number; details: string }>((resolve) => {
-    call.on('error', (err: ServiceError) => resolve({ code: err.code, details: err.details }));
-    call.on('status', (s) => {
-      if (s.code === status.OK) resolve({ code: s.code, details: s.details });
-    });
-  });
-  return {
-    changes,
-    ended,
-    cancel: () => call.cancel(),
-    until: async (n, timeoutMs = 10_000) => {
-      const deadline = Date.now() + timeoutMs;
-      while (changes.length < n) {
-        if (Date.now() > deadline) throw new Error(`expected ${n} changes, got ${JSON.stringify(changes)}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    },
-  };
-}
 
 describeEachBackend('gRPC change stream', (backend) => {
   let t: TestApp;

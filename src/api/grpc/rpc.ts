@@ -185,7 +185,7 @@ export async function authenticate(
 
 /** Each entry's declaration with its kind's group, made once per entry rather than per call. */
 const declarations = new WeakMap<AnyRpc, DeclaredAccess>();
-function declaredAccessOf(rpc: AnyRpc): DeclaredAccess {
+export function declaredAccessOf(rpc: AnyRpc): DeclaredAccess {
   let declared = declarations.get(rpc);
   if (declared === undefined) {
     const access = KIND_POLICIES[rpc.kind].access;

@@ -1,8 +1,9 @@
 // The change streams (ofrep.event_streams) as a feature slice: the SSE hub and its streams, OFREP's
 // advert, stream tickets and the gRPC WatchNamespace, with the routes that ofrep.ts and snapshot.ts
 // place. This builds them: the revision watch fed by this instance's writes, the revision poll and
-// (with Redis) the revisions channel; stream tickets when authentication is required; the OFREP
-// advert, the flagConfigEtag refresh and the SSE hub the routes use.
+// (with Redis) the revisions channel; stream tickets when authentication is required (they also end a
+// stream once its identity loses the role it needs: ADR 48); the OFREP advert, the flagConfigEtag
+// refresh and the SSE hub the routes use.
 
 import type { Kysely } from 'kysely';
 import type { WatchNamespaceRpc } from '../../api/grpc/change-service.js';
@@ -72,6 +73,8 @@ export function createEventStreams(
         windowMs: ms(settings.ticket_window),
         secret: settings.ticket_secret,
         checkEveryMs: pollMs > 0 ? pollMs : heartbeatMs,
+        // People's roles, resolved again on every check: bindings stored meanwhile can take the role away.
+        ...(services.auth.roles !== undefined ? { roles: services.auth.roles } : {}),
       })
     : undefined;
   const unsubscribeRevocations = tickets && tokens ? tokens.onForget((id) => tickets.revoked(id)) : () => {};

@@ -7,6 +7,7 @@ import type { HttpApp } from '../../api/http/http-app.js';
 import { ErrorBodySchema } from '../../api/http/schemas/common.js';
 import { ofrepErrorResponses } from '../../api/http/schemas/ofrep.js';
 import type { SseHub } from './sse-hub.js';
+import { OFREP_STREAM_ACCESS } from './tickets.js';
 
 /** GET /ofrep/v1/namespaces/{namespaceKey}/events, registered in the OFREP scope. */
 export function ofrepStreamRoute(scope: HttpApp, hub: SseHub): void {
@@ -20,7 +21,7 @@ export function ofrepStreamRoute(scope: HttpApp, hub: SseHub): void {
         querystring: Type.Object({ ticket: Type.Optional(Type.String()) }),
         response: { 200: Type.String({ description: 'text/event-stream' }), ...ofrepErrorResponses },
       },
-      config: { kind: 'ofrep-events', access: { resource: 'stream', action: 'watch', namespace: 'request' } },
+      config: { kind: 'ofrep-events', access: OFREP_STREAM_ACCESS },
     },
     (request, reply) => hub.open(request, reply, request.params.namespaceKey),
   );

@@ -3,13 +3,17 @@
 // revision (cache/revision-watch.ts) and is sent one refetch message per new revision. When it opens:
 // a client naming the current revision (Last-Event-ID) is sent nothing; any other client is sent the
 // current revision at once, since it cannot have seen what changed between its last fetch and now.
+// With authentication required a stream is held by the stream tickets (tickets.ts) and ends when its
+// token goes or its identity loses the role the route needs.
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { changeFrame } from '../../api/change-messages.js';
+import { httpAccessInput } from '../../api/http/access-input.js';
 import type { LongLivedStreams } from '../../api/long-lived-streams.js';
+import { authorize } from '../../auth/authorize.js';
 import type { RevisionChange, RevisionWatch } from '../../cache/revision-watch.js';
 import { SseStream } from './sse-stream.js';
-import type { StreamTickets } from './tickets.js';
+import type { StreamAuthorization, StreamTickets } from './tickets.js';
 
 export interface SseHubOptions {
   watch: RevisionWatch;
@@ -22,6 +26,19 @@ export interface SseHubOptions {
 /** Reconnection delays told to clients are spread over this range, so a restart is not met all at once. */
 const RETRY_MIN_MS = 1000;
 const RETRY_SPREAD_MS = 2000;
+
+/**
+ * The stream's own authorization, as the route decided it when the stream opened (its declaration, the
+ * request's input): asked again while the stream is open, since a person's roles can change.
+ */
+function streamAuthorization(request: FastifyRequest): StreamAuthorization | undefined {
+  const declared = request.routeOptions.config.authorization?.declared;
+  if (declared === undefined) return undefined;
+  const input = httpAccessInput(request, declared.access);
+  return (authentication) => {
+    authorize(declared, authentication, input);
+  };
+}
 
 function lastEventIdOf(request: FastifyRequest): string | undefined {
   const value = request.headers['last-event-id'];
@@ -60,7 +77,9 @@ export class SseHub {
     });
     const end = () => stream.end();
     unregister = streams.add(end);
-    if (tickets !== undefined && request.authentication !== null) release = tickets.hold(request.authentication, end);
+    if (tickets !== undefined && request.authentication !== null) {
+      release = tickets.hold(request.authentication, end, streamAuthorization(request));
+    }
     if (stream.closed) return;
     this.#open.add(stream);
     // The revision this client was last told of (a change may arrive before the first read returns).

@@ -1,14 +1,15 @@
 // WatchNamespace (vexil.changes.v1.ChangeService): a namespace's change stream, the same messages as
 // the OFREP event stream. api/grpc/change-service.ts registers the service and authenticates the call
-// as the unary RPCs are; the stream ends when the server drains (LongLivedStreams) or its token is
-// deleted or expires, and is cut with RESOURCE_EXHAUSTED when the client stops reading, as an SSE
+// as the unary RPCs are; the stream ends when the server drains (LongLivedStreams), its token is
+// deleted or expires, or its identity loses the role WatchNamespace needs there (ADR 48), and is cut with RESOURCE_EXHAUSTED when the client stops reading, as an SSE
 // stream is.
 
 import { status as GrpcStatus, type ServerWritableStream } from '@grpc/grpc-js';
 import { failStream, WATCH_ENTRY } from '../../api/grpc/change-service.js';
 import { malformedRequestStatus } from '../../api/grpc/request-decoding.js';
-import { authenticate, type RpcDeps, RpcError } from '../../api/grpc/rpc.js';
+import { authenticate, declaredAccessOf, type RpcDeps, RpcError } from '../../api/grpc/rpc.js';
 import type { LongLivedStreams } from '../../api/long-lived-streams.js';
+import { authorize } from '../../auth/authorize.js';
 import type { RevisionChange, RevisionWatch } from '../../cache/revision-watch.js';
 import { namespaceKeyOrDefault } from '../../domain/namespace-key.js';
 import type { StreamTickets } from './tickets.js';
@@ -95,7 +96,10 @@ export const watchNamespace = (changes: ChangeStreamDeps) => (deps: RpcDeps) => 
         unregister = changes.streams.add(end);
         if (closed) return;
         if (changes.tickets !== undefined && authentication !== null) {
-          release = changes.tickets.hold(authentication, end);
+          // Asked again on each check with the input it was first decided on.
+          release = changes.tickets.hold(authentication, end, (current) => {
+            authorize(declaredAccessOf(WATCH_ENTRY), current, { namespaceKey });
+          });
         }
         const watching = changes.watch.watch(namespaceKey, tell);
         stopWatching = watching.stop;
