@@ -132,8 +132,8 @@ export function listJobs(parts: JobParts, wake: (job: string) => void): Job[] {
       run: () => streams.hub.heartbeat(),
     });
   }
-  // The tokens of streams opened with a ticket (authentication required), for deletions elsewhere: a
-  // run with no such stream open reads nothing.
+  // The tokens of authenticated streams, for deletions elsewhere, and their identities' roles, which
+  // stored bindings can take away (ADR 48): a run with no such stream open reads nothing.
   const tickets = streams?.tickets;
   if (tickets !== undefined && tickets.checkEveryMs > 0) {
     jobs.push({
