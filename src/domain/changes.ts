@@ -17,7 +17,7 @@ export type ChangeResourceType = (typeof CHANGE_RESOURCE_TYPES)[number];
 export const CHANGE_ACTIONS = ['created', 'updated', 'deleted'] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 
-/** Who made a change: Flipt's audit actor fields, plus the token's id when a token made it. */
+/** Who made a change: Flipt's audit actor fields, plus the token's id when a token made it and its role. */
 export interface ChangeActor {
   /** The method (`token`, `jwt`, `oidc`, `github`, `kubernetes`), `none` when authentication is off, `bootstrap` or `cli`. */
   authentication: string;
@@ -26,6 +26,11 @@ export interface ChangeActor {
   name?: string;
   email?: string;
   picture?: string;
+  /**
+   * For an actor with roles (issue 41), the role it acted in: the highest it held on the change's
+   * namespace or on `*` (auth/roles/highest-role.ts). Absent for actors without roles.
+   */
+  role?: string;
 }
 
 export interface Change {

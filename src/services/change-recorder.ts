@@ -1,8 +1,11 @@
 // Records the changes of one write (issue 28): the use case describes what it changed, and the rows
 // are inserted at the end of the write's own transaction, so a rolled-back write records nothing and
-// a recorded change always happened. Who made it comes from the write's receipt (write.ts).
+// a recorded change always happened. Who made it comes from the write's receipt (write.ts), with the
+// role it acted in when it has roles (ADR 48).
 
+import { highestRoleOn } from '../auth/roles/highest-role.js';
 import type { ChangeAction, ChangeActor, ChangeResourceType } from '../domain/changes.js';
+import type { RoleBinding } from '../domain/roles.js';
 import type { NewChange } from '../storage/changes.js';
 
 /** What a use case says about one object it changed. */
@@ -23,6 +26,8 @@ export const UNKNOWN_ACTOR: ChangeActor = { authentication: 'none' };
 
 export interface RecorderOptions {
   actor?: ChangeActor;
+  /** The actor's roles, when it has any: each change then names the role it was made in. */
+  actorRoles?: readonly RoleBinding[];
   /** Shared by every change of one import or one revert. */
   batch?: string;
   /** The change a revert undoes. */
@@ -31,8 +36,22 @@ export interface RecorderOptions {
 
 export class ChangeRecorder {
   readonly pending: NewChange[] = [];
+  /** The actor with its role, per namespace (an import records many changes in one). */
+  readonly #actors = new Map<string | undefined, ChangeActor>();
 
   constructor(private readonly options: RecorderOptions & { actor: ChangeActor }) {}
+
+  #actorIn(namespaceKey: string | undefined): ChangeActor {
+    const roles = this.options.actorRoles;
+    if (roles === undefined) return this.options.actor;
+    let actor = this.#actors.get(namespaceKey);
+    if (actor === undefined) {
+      const role = highestRoleOn(roles, namespaceKey);
+      actor = role === undefined ? this.options.actor : { ...this.options.actor, role };
+      this.#actors.set(namespaceKey, actor);
+    }
+    return actor;
+  }
 
   /** Serialized at once: later steps of the same write must not alter what was captured. */
   record(entry: ChangeEntry): void {
@@ -41,7 +60,7 @@ export class ChangeRecorder {
       resourceType: entry.resourceType,
       resourceKey: entry.resourceKey,
       action: entry.action,
-      actor: this.options.actor,
+      actor: this.#actorIn(entry.namespaceKey),
     };
     if (entry.namespaceKey !== undefined) change.namespaceKey = entry.namespaceKey;
     if (entry.parentKey !== undefined) change.parentKey = entry.parentKey;

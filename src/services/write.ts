@@ -5,6 +5,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Kysely } from 'kysely';
 import type { ChangeActor } from '../domain/changes.js';
 import { NotFoundError } from '../domain/errors.js';
+import type { RoleBinding } from '../domain/roles.js';
 import { insertChanges, type NewChange } from '../storage/changes.js';
 import type { Database } from '../storage/schema.js';
 import {
@@ -25,6 +26,8 @@ export interface WriteReceipt {
   revision?: string;
   /** Who the writes are recorded as (set by the transport that opened the receipt). */
   actor?: ChangeActor;
+  /** The actor's roles, when it has any (issue 41): its changes name the role they were made in. */
+  actorRoles?: readonly RoleBinding[];
   /**
    * The client's precondition (HTTP `If-Match`, gRPC `if-match`, quotes removed): the namespace revision
    * it read; its writes are refused when what they touch changed after it (precondition.ts, ADR 0035).
@@ -89,8 +92,10 @@ export async function recordedTransaction<T>(
 ): Promise<T> {
   let recorded: readonly NewChange[] = [];
   const actor = options.actor ?? currentActor();
+  // An actor named by the caller brings its own roles, if any; else the receipt's actor brings its.
+  const actorRoles = options.actor !== undefined ? options.actorRoles : writeReceipts.getStore()?.actorRoles;
   const result = await inTransaction(ctx.db, async (tx) => {
-    const recorder = new ChangeRecorder({ ...options, actor });
+    const recorder = new ChangeRecorder({ ...options, actor, ...(actorRoles !== undefined ? { actorRoles } : {}) });
     const value = await work(tx, recorder);
     // After the work (which bumped the revision, holding the namespace's row lock) and before its own
     // changes are inserted: only others' changes count. Nothing at all when no precondition was sent.

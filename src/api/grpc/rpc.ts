@@ -34,7 +34,7 @@ import type { Authentication } from '../../domain/authentication.js';
 import { UnauthenticatedError } from '../../domain/errors.js';
 import type { AuthService } from '../../services/auth.js';
 import { collectWrites, type WriteReceipt } from '../../services/write.js';
-import { changeActor } from '../change-actor.js';
+import { writeReceiptOf } from '../change-actor.js';
 import { errorStatus } from '../error-status.js';
 import { IF_MATCH, ifMatchTag } from '../if-match.js';
 import {
@@ -242,7 +242,7 @@ export function unaryHandler(
 
     const run = async (): Promise<unknown> => {
       context.authentication = await authenticate(rpc, request, call.metadata, deps);
-      if (tracksWrites) receipt.actor = changeActor(context.authentication, peerAddress(call.getPeer()));
+      if (tracksWrites) Object.assign(receipt, writeReceiptOf(context.authentication, peerAddress(call.getPeer())));
       // The one place gRPC reads a write's precondition (ADR 0035), as HTTP's If-Match.
       if (tier === 'management-write') {
         const ifMatch = ifMatchTag(call.metadata.get(IF_MATCH));

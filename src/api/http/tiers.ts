@@ -17,7 +17,7 @@ import { addressedNamespaces } from '../../auth/authorize.js';
 import type { Config } from '../../config/schema.js';
 import { GrpcCode } from '../../domain/errors.js';
 import { collectWrites, type WriteReceipt } from '../../services/write.js';
-import { changeActor } from '../change-actor.js';
+import { writeReceiptOf } from '../change-actor.js';
 import { IF_MATCH, ifMatchTag } from '../if-match.js';
 import { READ_ONLY_MESSAGE, type RouteTier, refusesTier, type TierClass, tierOfClass } from '../kinds.js';
 import { httpAccessInput } from './access-input.js';
@@ -83,7 +83,7 @@ export function installTiers(app: HttpApp, options: TierOptions): void {
 
   const trackWrites = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     // preValidation, not onRequest: body parsing runs in the socket's async context and would lose it.
-    const receipt: WriteReceipt = { actor: changeActor(request.authentication, request.ip) };
+    const receipt: WriteReceipt = writeReceiptOf(request.authentication, request.ip);
     // The one place HTTP reads a write's precondition (ADR 0035): token writes take none.
     if (policyOf(request.routeOptions).tier === 'management') {
       const ifMatch = ifMatchTag(request.headers[IF_MATCH]);

@@ -2,7 +2,8 @@
 // actor's fields, and the payload in Flipt's audit shapes (internal/server/audit/types.go): creates and
 // updates carry the resource as it is after the change in those snake_case shapes, deletes carry what
 // Flipt's Delete…Request held (keys and ids), a reorder its Order…Request, a new token its metadata.
-// The stored before/after states are the resources as the API shows them (camelCase).
+// The stored before/after states are the resources as the API shows them (camelCase). Vexil adds one
+// actor field, `role`: the role an actor with roles made the change in (issue 41, ADR 48).
 
 import type { Change } from '../../domain/changes.js';
 import { GoStruct } from './go-template.js';
@@ -15,6 +16,8 @@ export interface AuditActor {
   email?: string;
   name?: string;
   picture?: string;
+  /** Vexil's: the role an actor with roles acted in (ADR 48); absent for actors without roles. */
+  role?: string;
 }
 
 export interface AuditEvent {
@@ -246,6 +249,7 @@ export function auditEventOf(change: Change): AuditEvent {
     ...optional('email', str(a.email)),
     ...optional('name', str(a.name)),
     ...optional('picture', str(a.picture)),
+    ...optional('role', str(a.role)),
   };
   return {
     version: EVENT_VERSION,
@@ -263,7 +267,16 @@ export const EVENT_FIELDS = {
   Version: 'scalar',
   Type: 'scalar',
   Action: 'scalar',
-  Metadata: { Actor: { Authentication: 'scalar', IP: 'scalar', Email: 'scalar', Name: 'scalar', Picture: 'scalar' } },
+  Metadata: {
+    Actor: {
+      Authentication: 'scalar',
+      IP: 'scalar',
+      Email: 'scalar',
+      Name: 'scalar',
+      Picture: 'scalar',
+      Role: 'scalar',
+    },
+  },
   Payload: 'any',
   Timestamp: 'scalar',
   Status: 'scalar',
@@ -279,6 +292,7 @@ export function templateDataOf(event: AuditEvent): GoStruct {
       Email: a.email ?? '',
       Name: a.name ?? '',
       Picture: a.picture ?? '',
+      Role: a.role ?? '',
     },
     a,
   );

@@ -44,6 +44,7 @@ describe('go template: rendering', () => {
       '{{ .Metadata.Actor.Authentication }} {{ .Metadata.Actor.IP }} [{{ .Metadata.Actor.Email }}]',
       'token 10.0.0.1 []',
     ],
+    ["the actor's role (Vexil's field): empty for an actor without roles", '[{{ .Metadata.Actor.Role }}]', '[]'],
     ['payload keys', '{{ .Payload.key }} {{ .Payload.enabled }}', 'dark-mode true'],
     ['a missing payload key', '{{ .Payload.nope }}', '<no value>'],
     ['a null payload value', '{{ .Payload.nothing }}', '<nil>'],
@@ -78,6 +79,14 @@ describe('go template: rendering', () => {
     ],
   ])('%s', (_name, body, expected) => {
     expect(render(body)).toBe(expected);
+  });
+
+  it("names the role of an actor with roles, and toJson shows it among the actor's fields", () => {
+    const withRole = templateDataOf({ ...event, metadata: { actor: { ...event.metadata.actor, role: 'editor' } } });
+    expect(render('{{ .Metadata.Actor.Role }}', withRole)).toBe('editor');
+    expect(render('{{ toJson .Metadata.Actor }}', withRole)).toBe(
+      '{"authentication":"token","ip":"10.0.0.1","name":"ci","role":"editor"}',
+    );
   });
 
   it('prints numbers as Go float64 %v does', () => {

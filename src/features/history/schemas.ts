@@ -16,6 +16,12 @@ const ActorSchema = Type.Object({
   name: Type.Optional(Type.String()),
   email: Type.Optional(Type.String()),
   picture: Type.Optional(Type.String()),
+  role: Type.Optional(
+    Type.String({
+      description:
+        'For an actor with roles: the highest role it held on the namespace of the change or on * (for a token change: anywhere)',
+    }),
+  ),
 });
 
 export const ChangeSchema = Type.Object(

@@ -4332,6 +4332,8 @@ export interface paths {
                                     name?: string;
                                     email?: string;
                                     picture?: string;
+                                    /** @description For an actor with roles: the highest role it held on the namespace of the change or on * (for a token change: anywhere) */
+                                    role?: string;
                                 };
                                 /** @description The resource before the change; absent when created */
                                 before?: unknown;
@@ -4483,6 +4485,8 @@ export interface paths {
                                     name?: string;
                                     email?: string;
                                     picture?: string;
+                                    /** @description For an actor with roles: the highest role it held on the namespace of the change or on * (for a token change: anywhere) */
+                                    role?: string;
                                 };
                                 /** @description The resource before the change; absent when created */
                                 before?: unknown;
@@ -4632,6 +4636,8 @@ export interface paths {
                                     name?: string;
                                     email?: string;
                                     picture?: string;
+                                    /** @description For an actor with roles: the highest role it held on the namespace of the change or on * (for a token change: anywhere) */
+                                    role?: string;
                                 };
                                 /** @description The resource before the change; absent when created */
                                 before?: unknown;
@@ -4781,6 +4787,8 @@ export interface paths {
                                     name?: string;
                                     email?: string;
                                     picture?: string;
+                                    /** @description For an actor with roles: the highest role it held on the namespace of the change or on * (for a token change: anywhere) */
+                                    role?: string;
                                 };
                                 /** @description The resource before the change; absent when created */
                                 before?: unknown;
@@ -4917,6 +4925,8 @@ export interface paths {
                                 name?: string;
                                 email?: string;
                                 picture?: string;
+                                /** @description For an actor with roles: the highest role it held on the namespace of the change or on * (for a token change: anywhere) */
+                                role?: string;
                             };
                             /** @description The resource before the change; absent when created */
                             before?: unknown;
@@ -5058,6 +5068,8 @@ export interface paths {
                                 name?: string;
                                 email?: string;
                                 picture?: string;
+                                /** @description For an actor with roles: the highest role it held on the namespace of the change or on * (for a token change: anywhere) */
+                                role?: string;
                             };
                             /** @description The resource before the change; absent when created */
                             before?: unknown;
