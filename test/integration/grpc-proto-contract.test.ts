@@ -341,6 +341,9 @@ const EXTENSIONS: Record<string, string> = {
   'flipt.VexilConstraintEntry':
     'string id = 1; ComparisonType type = 2; string property = 3; string operator = 4; string value = 5; ' +
     'string description = 6',
+  'flipt.auth.Authentication': 'repeated VexilRoleBinding roles = 1000',
+  'flipt.auth.CreateTokenRequest': 'repeated VexilRoleBinding roles = 1000',
+  'flipt.auth.VexilRoleBinding': 'string role = 1; string namespace = 2',
 };
 const FIRST_EXTENSION_FIELD = 1000;
 
