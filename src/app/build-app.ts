@@ -273,6 +273,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       streams,
       auth: services.auth,
       revisionOf: (namespaceKey) => readRevisionTag(db.kysely, namespaceKey),
+      featureTables: roleBindings.grpcTables,
     },
     streams,
     ...(eventStreams ? { changes: eventStreams.grpc } : {}),

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { bearer, call, startTestApp, type TestApp } from '../helpers/app.js';
 import { Receiver, waitFor } from '../helpers/audit.js';
 import { describeEachBackend } from '../helpers/backends.js';
+import { FliptGrpc, timestampJson } from '../helpers/flipt-grpc.js';
 
 const BOOT = 'role-bindings-bootstrap-token';
 const BINDINGS = '/api/v1/roles/bindings';
@@ -63,6 +64,7 @@ function configFor(receiverUrl: string, roles = true) {
 describeEachBackend('role bindings over REST', (backend) => {
   let t: TestApp;
   let receiver: Receiver;
+  let grpc: FliptGrpc;
   const tokens: Record<string, string> = {};
   const api = (method: 'GET' | 'POST' | 'DELETE', url: string, token: string, body?: unknown) =>
     call(t.app, method, url, body, token.includes('.') ? { authorization: `JWT ${token}` } : bearer(token));
@@ -73,7 +75,7 @@ describeEachBackend('role bindings over REST', (backend) => {
     receiver = new Receiver();
     await receiver.start();
     t = await startTestApp(backend, configFor(receiver.url));
-    await t.app.listen();
+    grpc = new FliptGrpc((await t.app.listen()).grpcPort);
     for (const key of ['staging', 'production']) {
       expect((await api('POST', '/api/v1/namespaces', BOOT, { key, name: key })).status).toBe(200);
     }
@@ -96,6 +98,7 @@ describeEachBackend('role bindings over REST', (backend) => {
     tokens.legacyScoped = scoped.body.clientToken;
   }, 60_000);
   afterAll(async () => {
+    grpc?.close();
     await t?.close();
     await receiver?.stop();
   });
@@ -238,6 +241,60 @@ describeEachBackend('role bindings over REST', (backend) => {
     expect(res.body).toMatchObject({ code: 7, message: expect.stringMatching(message), details: [] });
     expect(await stored()).toEqual(before);
     await api('DELETE', `${BINDINGS}/${target.body.id}`, tokens.adminAll as string);
+  });
+
+  it('serves the same over gRPC (vexil.roles.v1.RoleBindingService), refusals included', async () => {
+    const service = 'vexil.roles.v1.RoleBindingService';
+    const as = (who: string) => ({ token: tokens[who] as string });
+    const match = { metadata: EMAIL, pattern: 'grpc@corp.test' };
+    const made = await grpc.call(
+      service,
+      'CreateRoleBinding',
+      { match, role: 'viewer', namespace: 'staging' },
+      as('adminStaging'),
+    );
+    const binding = made.response;
+    expect(binding).toMatchObject({ match: { ...match, method: '', claim: '' }, role: 'viewer', namespace: 'staging' });
+    expect(timestampJson(binding.createdAt)).toEqual(expect.any(String));
+    const rest = (await api('GET', `${BINDINGS}/${binding.id}`, BOOT)).body;
+    expect(rest).toMatchObject({ id: binding.id, match, role: 'viewer', namespace: 'staging' });
+    const listed = (await grpc.call(service, 'ListRoleBindings', {}, as('adminStaging'))).response.bindings;
+    expect(listed.map((b: { id: string }) => b.id)).toContain(binding.id);
+    expect((await grpc.call(service, 'GetRoleBinding', { id: binding.id }, as('adminStaging'))).response.id).toBe(
+      binding.id,
+    );
+
+    const before = await stored();
+    const refused: [string, string, unknown, number, RegExp][] = [
+      [
+        'adminStaging',
+        'CreateRoleBinding',
+        { match, role: 'viewer', namespace: 'production' },
+        7,
+        /role "admin" on namespace "production"/,
+      ],
+      ['adminStaging', 'CreateRoleBinding', { match, role: 'client', namespace: '' }, 7, /every namespace \(\*\)/],
+      ['editorStaging', 'CreateRoleBinding', { match, role: 'viewer', namespace: 'staging' }, 7, /"admin"/],
+      ['viewerStaging', 'DeleteRoleBinding', { id: binding.id }, 7, /"admin"/],
+      ['legacyScoped', 'CreateRoleBinding', { match, role: 'viewer', namespace: 'staging' }, 7, /./],
+      [
+        'adminAll',
+        'CreateRoleBinding',
+        { match: { metadata: EMAIL, claim: 'groups', pattern: 'x' }, role: 'viewer', namespace: 'staging' },
+        3,
+        /exactly one of metadata or claim/,
+      ],
+      ['adminAll', 'CreateRoleBinding', { match, role: 'owner', namespace: 'staging' }, 3, /role "owner"/],
+      ['adminAll', 'GetRoleBinding', { id: 'nope' }, 5, /not found/],
+    ];
+    for (const [who, method, request, code, message] of refused) {
+      const err = await grpc.error(service, method, request, as(who));
+      expect([who, method, err.code]).toEqual([who, method, code]);
+      expect(err.details).toMatch(message);
+    }
+    expect(await stored()).toEqual(before);
+    await grpc.call(service, 'DeleteRoleBinding', { id: binding.id }, as('adminStaging'));
+    expect((await api('GET', `${BINDINGS}/${binding.id}`, BOOT)).status).toBe(404);
   });
 
   it('gives a person signed in by JWT the role a stored binding gives, and takes it away with it', async () => {
