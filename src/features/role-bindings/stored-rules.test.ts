@@ -87,4 +87,17 @@ describe('StoredBindingRules', () => {
     await stored.refresh();
     expect(resolver.resolve(person).roles).toEqual([]);
   });
+
+  it("only adds: a stored binding does not take the config's default away from those it matches", async () => {
+    const stored = new StoredBindingRules(db.kysely);
+    const resolver = new RoleResolver({ rules: [], default: 'viewer' });
+    resolver.useStored(stored);
+    await insertBinding(db.kysely, binding('00000000-0000-4000-8000-000000000004', '*'));
+    await stored.refresh();
+    expect(resolver.resolve(person).roles).toEqual([
+      { role: 'viewer', namespace: '*' },
+      { role: 'editor', namespace: 'staging' },
+    ]);
+    await deleteBinding(db.kysely, '00000000-0000-4000-8000-000000000004');
+  });
 });
