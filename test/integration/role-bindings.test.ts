@@ -157,6 +157,11 @@ describeEachBackend('role bindings over REST', (backend) => {
       { ...binding('staging'), match: { method: 'METHOD_LDAP', metadata: EMAIL, pattern: 'x' } },
       /match.method "METHOD_LDAP" is not one of/,
     ],
+    [
+      'the token method',
+      { ...binding('staging'), match: { method: 'METHOD_TOKEN', metadata: EMAIL, pattern: 'x' } },
+      /METHOD_TOKEN never applies: tokens carry their own roles/,
+    ],
     ['a pattern too long', binding('staging', 'viewer', 'x'.repeat(256)), /match.pattern is longer than 255/],
   ];
   it.each(BAD)('refuses a body with %s: 400, nothing stored', async (_name, body, message) => {

@@ -48,6 +48,10 @@ export function bindingInput(raw: unknown): RoleRule {
   if (method !== undefined && method !== null && method !== '' && !AUTH_METHODS.includes(method as AuthMethod)) {
     throw new InvalidArgumentError(`match.method ${JSON.stringify(method)} is not one of ${AUTH_METHODS.join(', ')}`);
   }
+  if (method === 'METHOD_TOKEN' || method === 'METHOD_NONE') {
+    // The resolver never matches tokens against bindings: a token carries its own roles.
+    throw new InvalidArgumentError(`match.method ${method} never applies: tokens carry their own roles`);
+  }
   const identity: IdentityMatch = { pattern: text('match.pattern', match.pattern, true) as string };
   if (typeof method === 'string' && method !== '') identity.method = method as AuthMethod;
   const metadata = text('match.metadata', match.metadata, false);
