@@ -395,10 +395,14 @@ describeEachBackend('role bindings over REST', (backend) => {
   });
 });
 
-describeEachBackend('role bindings without authorization.roles', (backend) => {
+describeEachBackend('role bindings without authorization.roles, management excluded', (backend) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp(backend, configFor('http://127.0.0.1:9/', false));
+    const config = configFor('http://127.0.0.1:9/', false);
+    t = await startTestApp(backend, {
+      ...config,
+      authentication: { ...config.authentication, exclude: { management: true, evaluation: true, ofrep: true } },
+    });
   });
   afterAll(async () => t?.close());
 
@@ -409,5 +413,18 @@ describeEachBackend('role bindings without authorization.roles', (backend) => {
     const list = await call(t.app, 'GET', BINDINGS, undefined, bearer(BOOT));
     expect(list.status).toBe(200);
     expect(list.body).toEqual({ bindings: [] });
+  });
+
+  it('still asks a credential of every call when authentication.exclude opens the management API', async () => {
+    expect((await call(t.app, 'GET', '/api/v1/namespaces')).status).toBe(200);
+    for (const [method, url] of [
+      ['GET', BINDINGS],
+      ['POST', BINDINGS],
+      ['GET', `${BINDINGS}/x`],
+      ['DELETE', `${BINDINGS}/x`],
+    ] as const) {
+      const res = await call(t.app, method, url, method === 'POST' ? binding('staging') : undefined);
+      expect([method, url, res.status]).toEqual([method, url, 401]);
+    }
   });
 });
