@@ -25,6 +25,7 @@ import type { Config } from '../config/schema.js';
 import { type AuditDeliveries, createAuditDeliveries } from '../features/audit/index.js';
 import { checkEventStreamSettings, createEventStreams, type EventStreams } from '../features/event-streams/index.js';
 import { createHistory } from '../features/history/index.js';
+import { createRoleBindings } from '../features/role-bindings/index.js';
 import { VERSION } from '../runtime/version.js';
 import { createServices, type Services } from '../services/index.js';
 import { type Db, dialectOf, openDb, waitForDb } from '../storage/db.js';
@@ -160,6 +161,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
   // The change log's list, read and revert (features/history); the core records the changes.
   const history = createHistory(db.kysely, services);
+  // Role bindings stored through the API (features/role-bindings), applied by the resolver when
+  // `authorization.roles` is configured: loaded before the first request, then refreshed by a job.
+  const roleBindings = createRoleBindings(db.kysely, services.recorded, services.auth.roles);
   // Read-your-writes on this instance; other instances' writes arrive through the poller.
   services.changes.subscribe((namespaceKey) => snapshots.invalidate(namespaceKey, 'write'));
   // Token authentication: the bootstrap token exists before the first request; cleanup is a job.
@@ -170,6 +174,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   try {
     audit = createAuditDeliveries(config.audit, { db: db.kysely, logger, metrics });
     await audit.prepare();
+    await roleBindings.prepare();
     tokenCleanup = createTokenCleanup(db.kysely, config, logger);
     sessionCleanups = (['oidc', 'github', 'kubernetes'] as const).flatMap((name) => {
       const job = createSessionCleanup(db.kysely, config, logger, name);
@@ -195,6 +200,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     cleanups: [...(tokenCleanup ? [tokenCleanup] : []), ...sessionCleanups],
     deliveries: audit.deliveries,
     eventStreams,
+    storedRoleBindings: roleBindings.stored,
   });
   // Every recorded change, token writes included (they publish no namespace change).
   const stopWakingAudit = services.recorded.subscribe(() => jobs.recorded());
@@ -246,7 +252,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await registerRoutes(
     http,
     { config, services, health, streams, ...(eventStreams ? { eventStreams: eventStreams.http } : {}) },
-    history.routes,
+    [...history.routes, ...roleBindings.routes],
   );
   await http.ready();
   routeGrpcLogs(logger, config.log.grpc_level);
@@ -267,6 +273,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       streams,
       auth: services.auth,
       revisionOf: (namespaceKey) => readRevisionTag(db.kysely, namespaceKey),
+      featureTables: roleBindings.grpcTables,
     },
     streams,
     ...(eventStreams ? { changes: eventStreams.grpc } : {}),

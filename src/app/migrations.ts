@@ -4,10 +4,11 @@
 
 import type { Kysely, Migration } from 'kysely';
 import { AUDIT_MIGRATIONS } from '../features/audit/index.js';
+import { ROLE_BINDING_MIGRATIONS } from '../features/role-bindings/index.js';
 import type { DialectName } from '../storage/db.js';
 import { coreMigrations, type MigrateOutcome, type MigrationsFor, runMigrations } from '../storage/migrations/index.js';
 
-const SOURCES: readonly MigrationsFor[] = [coreMigrations, AUDIT_MIGRATIONS];
+const SOURCES: readonly MigrationsFor[] = [coreMigrations, AUDIT_MIGRATIONS, ROLE_BINDING_MIGRATIONS];
 
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
   const all: [string, Migration][] = [];

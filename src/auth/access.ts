@@ -53,6 +53,8 @@ export type AccessAction =
  *   its own key, as does the client snapshot);
  * - `items`: every `requests[i].namespaceKey` of a batch (and a top-level `namespaceKey`), each empty
  *   meaning `default`;
+ * - `binding`: the role binding being made (issue 41): its `namespace`, a key or `*`; absent or empty
+ *   meaning `*`, the most a binding can reach, so a malformed one is refused as the widest grant would be;
  * - `filtered`: a read across namespaces whose answer is limited to what the caller may see;
  * - `all`: every namespace at once (an import that drops everything);
  * - `none`: no namespace (probes, meta, sign-in, the caller's own authentication, token management).
@@ -60,7 +62,7 @@ export type AccessAction =
  * object. OFREP names its namespace in a header instead: see `Access.namespaceHeaders`.
  * auth/authorize.ts reads a rule (addressedNamespaces) and decides (authorize).
  */
-export type NamespaceRule = 'request' | 'key' | 'items' | 'filtered' | 'all' | 'none';
+export type NamespaceRule = 'request' | 'key' | 'items' | 'binding' | 'filtered' | 'all' | 'none';
 
 export interface Access {
   resource: AccessResource;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Authentication, TOKEN_METADATA } from '../domain/authentication.js';
 import { PermissionDeniedError } from '../domain/errors.js';
+import type { Role } from '../domain/roles.js';
 import type { Access, NamespaceRule } from './access.js';
 import type { AuthGroup } from './access-groups.js';
 import { type AccessInput, addressedNamespaces, authorize, namespacesVisibleTo, readsInput } from './authorize.js';
@@ -23,6 +24,11 @@ describe('addressedNamespaces', () => {
     { rule: 'items', input: { requests: [null, 'x'] }, addressed: ['default'] },
     { rule: 'items', input: { namespaceKey: 'b' }, addressed: ['b'] },
     { rule: 'items', input: {}, addressed: ['default'] },
+    { rule: 'binding', input: { namespace: 'team', namespaceKey: 'other' }, addressed: ['team'] },
+    { rule: 'binding', input: { namespace: '*' }, addressed: ['*'] },
+    { rule: 'binding', input: { namespace: '' }, addressed: ['*'] },
+    { rule: 'binding', input: { namespace: 7, namespaceKey: 'team' }, addressed: ['*'] },
+    { rule: 'binding', input: {}, addressed: ['*'] },
     { rule: 'filtered', input: { namespaceKey: 'team' }, addressed: undefined },
     { rule: 'all', input: { namespaceKey: 'team' }, addressed: undefined },
     { rule: 'none', input: { namespaceKey: 'team' }, addressed: undefined },
@@ -32,11 +38,12 @@ describe('addressedNamespaces', () => {
   });
 
   it('reads the input for exactly the rules that name namespaces', () => {
-    const rules: NamespaceRule[] = ['request', 'key', 'items', 'filtered', 'all', 'none'];
+    const rules: NamespaceRule[] = ['request', 'key', 'items', 'binding', 'filtered', 'all', 'none'];
     expect(rules.filter((namespace) => readsInput({ resource: 'flag', action: 'read', namespace }))).toEqual([
       'request',
       'key',
       'items',
+      'binding',
     ]);
     expect(readsInput(undefined)).toBe(false);
   });
@@ -241,5 +248,38 @@ describe('namespacesVisibleTo', () => {
     { caller: authentication('team'), visible: ['team'] },
   ])('$caller.metadata → $visible', ({ caller, visible }) => {
     expect(namespacesVisibleTo(caller)).toEqual(visible);
+  });
+});
+
+describe('authorize: making a role binding (rule `binding`)', () => {
+  const BIND: Access = { resource: 'role-binding', action: 'create', namespace: 'binding' };
+  const withRoles = (...roles: [Role, string][]): Authentication => ({
+    ...authentication(),
+    roles: roles.map(([role, namespace]) => ({ role, namespace })),
+  });
+  const rows: [string, Authentication, AccessInput, Outcome][] = [
+    ['admin of staging on staging', withRoles(['admin', 'staging']), { namespace: 'staging' }, 'allowed'],
+    ['admin of staging on production', withRoles(['admin', 'staging']), { namespace: 'production' }, 'denied'],
+    ['admin of staging on *', withRoles(['admin', 'staging']), { namespace: '*' }, 'denied'],
+    ['admin of staging, namespace left out (read as *)', withRoles(['admin', 'staging']), {}, 'denied'],
+    [
+      'admin of staging, namespaceKey naming staging',
+      withRoles(['admin', 'staging']),
+      {
+        namespace: 'production',
+        namespaceKey: 'staging',
+      },
+      'denied',
+    ],
+    ['editor on * on staging', withRoles(['editor', '*']), { namespace: 'staging' }, 'denied'],
+    ['admin on * on *', withRoles(['admin', '*']), { namespace: '*' }, 'allowed'],
+    ['admin on * on staging', withRoles(['admin', '*']), { namespace: 'staging' }, 'allowed'],
+  ];
+  it.each(rows)('%s: %s', (_name, caller, input, expected) => {
+    expect(outcome(BIND, 'auth', caller, input)).toBe(expected);
+  });
+
+  it('waits for the input before deciding on a namespace it does not hold everywhere', () => {
+    expect(outcome(BIND, 'auth', withRoles(['admin', 'staging']))).toBe('needs input');
   });
 });

@@ -65,6 +65,9 @@ export function addressedNamespaces(rule: NamespaceRule, input: AccessInput): re
       if (typeof input.namespaceKey === 'string' && input.namespaceKey !== '') keys.add(input.namespaceKey);
       return keys.size > 0 ? [...keys] : [namespaceKeyOrDefault(undefined)];
     }
+    case 'binding':
+      // `*` addresses every namespace: holdsRole then matches only bindings on `*` themselves.
+      return [typeof input.namespace === 'string' && input.namespace !== '' ? input.namespace : ALL_NAMESPACES];
     default:
       return undefined;
   }
@@ -73,7 +76,7 @@ export function addressedNamespaces(rule: NamespaceRule, input: AccessInput): re
 /** Whether the rule's namespaces come from the input (so a transport must form it before authorizing). */
 export function readsInput(access: Access | undefined): boolean {
   const rule = access?.namespace;
-  return rule === 'request' || rule === 'key' || rule === 'items';
+  return rule === 'request' || rule === 'key' || rule === 'items' || rule === 'binding';
 }
 
 /** Groups whose entry points take namespace-scoped tokens; the others refuse them. */

@@ -18,6 +18,8 @@ export const AUDIT_EVENT_TYPES = [
   'segment',
   'token',
   'variant',
+  /** Vexil's own: role bindings stored through the API (issue 41); `*` selects it too. */
+  'role_binding',
 ] as const;
 export const AUDIT_EVENT_ACTIONS = ['created', 'deleted', 'updated'] as const;
 

@@ -11,6 +11,8 @@ export const CHANGE_RESOURCE_TYPES = [
   'distribution',
   'rollout',
   'token',
+  /** A role binding stored through the API (issue 41): in its namespace, or outside any for one on `*`. */
+  'role_binding',
 ] as const;
 export type ChangeResourceType = (typeof CHANGE_RESOURCE_TYPES)[number];
 

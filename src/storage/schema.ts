@@ -204,6 +204,24 @@ export interface LoginStatesTable {
   expires_at: Timestamp;
 }
 
+/**
+ * A role binding stored through the API (migration 009, features/role-bindings): who (a metadata key or
+ * an OIDC claim, exactly one set, and a pattern; optionally one sign-in method) gets which role where.
+ */
+export interface RoleBindingsTable {
+  id: string;
+  /** Flipt's Method enum number; null: any method. */
+  method: ColumnType<number | string | null, number | null, number | null>;
+  match_metadata: string | null;
+  match_claim: string | null;
+  pattern: string;
+  role: string;
+  /** A namespace key or `*`; no foreign key: a binding may name a namespace before it exists. */
+  namespace_key: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   namespaces: NamespacesTable;
   flags: FlagsTable;
@@ -223,4 +241,5 @@ export interface Database {
   changes: ChangesTable;
   audit_delivery: AuditDeliveryTable;
   login_states: LoginStatesTable;
+  role_bindings: RoleBindingsTable;
 }

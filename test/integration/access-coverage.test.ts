@@ -9,6 +9,7 @@ import { WATCH_ENTRY } from '../../src/api/grpc/change-service.js';
 import { fliptServiceTables } from '../../src/api/grpc/flipt-services.js';
 import { namespaceParamOf } from '../../src/api/http/namespace-default.js';
 import { declaredRoutes } from '../../src/api/http/route-kinds.js';
+import { createRoleBindings } from '../../src/features/role-bindings/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 describe('access declared on every entry point', () => {
@@ -60,6 +61,7 @@ describe('access declared on every entry point', () => {
     const tables = {
       ...fliptServiceTables(t.app.services, t.app.config),
       'vexil.changes.v1.ChangeService': [WATCH_ENTRY],
+      ...createRoleBindings(t.app.db.kysely, t.app.services.recorded, undefined).grpcTables,
     };
     const missing = Object.entries(tables).flatMap(([service, rpcs]) =>
       rpcs.filter((rpc) => rpc.access === undefined).map((rpc) => `${service}/${rpc.method}`),

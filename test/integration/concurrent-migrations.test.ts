@@ -28,6 +28,8 @@ const ALL_MIGRATIONS = [
   '005-audit-delivery',
   '006-change-revisions',
   '007-login-states',
+  '008-token-roles',
+  '009-role-bindings',
 ];
 
 /** Runs `vexil <args>` without blocking the event loop, so several can run at once. */

@@ -27,6 +27,8 @@ describeEachBackend('migrations', (backend) => {
       '005-audit-delivery',
       '006-change-revisions',
       '007-login-states',
+      '008-token-roles',
+      '009-role-bindings',
     ]);
     const ns = await db.kysely.selectFrom('namespaces').selectAll().execute();
     expect(ns).toHaveLength(1);

@@ -119,6 +119,8 @@ describe.skipIf(!postgres)(
         '005-audit-delivery',
         '006-change-revisions',
         '007-login-states',
+        '008-token-roles',
+        '009-role-bindings',
       ]);
     });
 

@@ -37,6 +37,11 @@ export interface FliptServicesDeps extends RpcDeps {
   services: Services;
   /** Register every server-streaming call here: a drain ends it instead of waiting for it. */
   streams: LongLivedStreams;
+  /**
+   * The features' own services (features/<name>/, composed by app/), by full service name, each with
+   * its RPC table: registered and authenticated as Flipt's are.
+   */
+  featureTables?: Readonly<Record<string, AnyRpc[]>>;
 }
 
 /** Every Flipt service with its RPC table, by full service name. */
@@ -63,7 +68,8 @@ export function addFliptServices(
   root: GrpcObject = fliptGrpcObject() as unknown as GrpcObject,
 ): RegisteredMethod[] {
   const registered: RegisteredMethod[] = [];
-  for (const [name, rpcs] of Object.entries(fliptServiceTables(deps.services, deps.config))) {
+  const tables = { ...fliptServiceTables(deps.services, deps.config), ...deps.featureTables };
+  for (const [name, rpcs] of Object.entries(tables)) {
     // Requests that are not valid protobuf reach the handler as MalformedRequest (request-decoding.ts);
     // handlers may answer with bytes they encoded themselves (evaluation-answer.ts).
     const definition = passEncodedAnswers(decodingSafely(serviceOf(root, name).service));

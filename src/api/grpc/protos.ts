@@ -26,6 +26,7 @@ import type { ProtoGrpcType as EvaluationGrpc } from './generated/evaluation.js'
 import type { ProtoGrpcType as FliptGrpc } from './generated/flipt.js';
 import type { ProtoGrpcType as MetaGrpc } from './generated/meta.js';
 import type { ProtoGrpcType as OfrepGrpc } from './generated/ofrep.js';
+import type { ProtoGrpcType as RolesGrpc } from './generated/roles.js';
 
 /** The files of proto/, relative to it (the import paths a client generator is given). */
 export const PROTO_FILES = [
@@ -36,6 +37,7 @@ export const PROTO_FILES = [
   'meta/meta.proto',
   // Vexil's own extension (not Flipt's contract).
   'vexil/changes/v1/changes.proto',
+  'vexil/roles/v1/roles.proto',
 ] as const;
 
 export const PROTO_LOADER_OPTIONS = {
@@ -47,7 +49,7 @@ export const PROTO_LOADER_OPTIONS = {
 } satisfies Options;
 
 /** Every Flipt package Vexil declares, typed by the generated types (src/api/grpc/generated/). */
-export type FliptGrpcObject = FliptGrpc & EvaluationGrpc & AuthGrpc & OfrepGrpc & MetaGrpc & ChangesGrpc;
+export type FliptGrpcObject = FliptGrpc & EvaluationGrpc & AuthGrpc & OfrepGrpc & MetaGrpc & ChangesGrpc & RolesGrpc;
 
 /**
  * proto/ at the repository root. This module is src/api/grpc/protos.ts under tsx and

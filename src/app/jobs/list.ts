@@ -8,6 +8,7 @@
 //   audit_delivery_<sink>     one instance (held)    woken by writes and by the revision poll (features/audit)
 //   revision_poll             every worker process   cache.poll_interval
 //   token_cache_refresh       every worker process   cache.poll_interval
+//   role_bindings_refresh     every instance         cache.poll_interval (features/role-bindings)
 //   snapshot_eviction         every worker process   cache.memory.eviction_interval
 //   stream_heartbeat          every worker process   ofrep.event_streams.heartbeat_interval
 //   stream_ticket_check       every worker process   cache.poll_interval (heartbeat_interval without a poll)
@@ -25,6 +26,7 @@ import { ms } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
 import { auditJobs, changeFeed, type SinkDelivery } from '../../features/audit/index.js';
 import type { EventStreams } from '../../features/event-streams/index.js';
+import { roleBindingJobs, type StoredBindingRules } from '../../features/role-bindings/index.js';
 import type { AuthService } from '../../services/auth.js';
 import type { Job } from '../../services/job.js';
 import type { Database } from '../../storage/schema.js';
@@ -41,6 +43,8 @@ export interface JobParts {
   cleanups: readonly TokenCleanupJob[];
   deliveries: readonly SinkDelivery[];
   eventStreams: EventStreams | undefined;
+  /** The stored role bindings' copy (features/role-bindings); undefined when `authorization.roles` is not set. */
+  storedRoleBindings?: StoredBindingRules | undefined;
 }
 
 const CLEANUP_NAMES = {
@@ -92,6 +96,7 @@ export function listJobs(parts: JobParts, wake: (job: string) => void): Job[] {
   const retention = retentionJob(parts);
   if (retention) jobs.push(retention);
   jobs.push(...auditJobs(parts.deliveries, pollMs));
+  jobs.push(...roleBindingJobs(parts.storedRoleBindings, pollMs));
   if (pollMs > 0) {
     const poller = new RevisionPoller(
       snapshots,

@@ -1,14 +1,16 @@
 // The roles of a signed-in person (ADR 46): the `authorization.roles` rules of the config and the
 // bindings admins store through the API (features/role-bindings), matched against the person's
-// authentication (identity-rules.ts). A token's roles are stored with it and need no resolving; a token
-// without roles keeps today's meaning, as does everyone while `authorization.roles` is not configured.
+// authentication (identity-rules.ts); the stored bindings add to what the config gives, never replace
+// it. A token's roles are stored with it and need no resolving; a token without roles keeps today's
+// meaning, as does everyone while `authorization.roles` is not configured.
 //
 // Resolving happens where an authentication is found (services/auth.ts), once per authentication object
 // and generation of the stored bindings: the token cache keeps the object, so a request pays one WeakMap
 // read, and a change to the stored bindings (a new generation) is seen by the next request.
 
 import type { Authentication } from '../../domain/authentication.js';
-import { type RoleRule, type RoleRules, rolesByRule } from './identity-rules.js';
+import type { RoleBinding } from '../../domain/roles.js';
+import { matchesIdentity, type RoleRule, type RoleRules, rolesByRule } from './identity-rules.js';
 
 /** The stored bindings, as rules, and a number that changes whenever they do. */
 export interface StoredRoleRules {
@@ -38,12 +40,22 @@ export class RoleResolver {
     this.#stored = stored;
   }
 
-  /** The rules that apply now: the config's, then the stored ones. */
+  /** The config's rules; the stored ones are `useStored`'s. */
   rules(): RoleRules | undefined {
-    const configured = this.#configured;
-    if (configured === undefined) return undefined;
-    const stored = this.#stored.rules();
-    return stored.length === 0 ? configured : { rules: [...configured.rules, ...stored], default: configured.default };
+    return this.#configured;
+  }
+
+  /**
+   * An identity's roles: the config's rules (their default when none of them matches), and besides
+   * every stored binding that matches. Stored bindings only add: one made by an admin of a namespace
+   * must not take the config's default away from everyone it matches on every other namespace.
+   */
+  #rolesOf(authentication: Authentication, configured: RoleRules): RoleBinding[] {
+    const roles = rolesByRule(authentication, configured);
+    for (const rule of this.#stored.rules()) {
+      if (matchesIdentity(authentication, rule.match)) roles.push({ role: rule.role, namespace: rule.namespace });
+    }
+    return roles;
   }
 
   /**
@@ -57,8 +69,7 @@ export class RoleResolver {
     const generation = this.#stored.generation;
     const known = this.#resolved.get(authentication);
     if (known !== undefined && known.generation === generation) return known.resolved;
-    const rules = this.rules() as RoleRules;
-    const resolved: Authentication = { ...authentication, roles: rolesByRule(authentication, rules) };
+    const resolved: Authentication = { ...authentication, roles: this.#rolesOf(authentication, this.#configured) };
     this.#resolved.set(authentication, { generation, resolved });
     return resolved;
   }

@@ -147,6 +147,22 @@ function rolloutPayload(s: Json, ns: string, parent: string): Json {
   return { ...base, ...optional('id', str(s.id)) };
 }
 
+/** Vexil's own type (issue 41), in the snake_case of Flipt's payloads; `*` stands for every namespace. */
+function roleBindingPayload(s: Json): Json {
+  const match = obj(s.match);
+  return {
+    id: str(s.id),
+    match: {
+      ...optional('method', str(match.method)),
+      ...optional('metadata', str(match.metadata)),
+      ...optional('claim', str(match.claim)),
+      pattern: str(match.pattern),
+    },
+    role: str(s.role),
+    namespace_key: str(s.namespace),
+  };
+}
+
 function namespacePayload(s: Json): Json {
   return { key: str(s.key), name: str(s.name), description: str(s.description), protected: s.protected === true };
 }
@@ -185,6 +201,9 @@ function deletePayload(change: Change, before: Json): Json {
     case 'token':
       fields.push(['id', str(before.id) || change.resourceKey]);
       break;
+    case 'role_binding':
+      fields.push(['id', str(before.id) || change.resourceKey], ['namespace_key', str(before.namespace)]);
+      break;
   }
   return Object.fromEntries(fields.filter(([, v]) => v !== ''));
 }
@@ -219,6 +238,8 @@ function statePayload(change: Change, state: Json): unknown {
       return distributionPayload(state, parent);
     case 'rollout':
       return rolloutPayload(state, ns, parent);
+    case 'role_binding':
+      return roleBindingPayload(state);
     case 'token': {
       // Flipt's CreateTokenResponse.authentication.metadata; Go writes a map's keys sorted.
       const metadata = obj(state.metadata);

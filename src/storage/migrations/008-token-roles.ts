@@ -11,6 +11,9 @@ type Db = Kysely<any>;
 export function tokenRoles(dialect: DialectName): Migration {
   return {
     async up(db: Db) {
+      // Safe to run again after a partial failure (DDL is not transactional everywhere), as 006 is.
+      const table = (await db.introspection.getTables()).find((t) => t.name === 'authentications');
+      if (table?.columns.some((c) => c.name === 'roles')) return;
       await db.schema
         .alterTable('authentications')
         .addColumn('roles', dialect === 'mysql' ? sql`longtext` : sql`text`)

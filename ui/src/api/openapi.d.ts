@@ -4280,7 +4280,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description namespace, flag, variant, segment, constraint, rule, distribution, rollout, token */
+                    /** @description namespace, flag, variant, segment, constraint, rule, distribution, rollout, token, role_binding */
                     type?: string;
                     /** @description Resource key (or id) */
                     key?: string;
@@ -4316,7 +4316,7 @@ export interface paths {
                                 batch?: string;
                                 /** @description Absent for token changes */
                                 namespaceKey?: string;
-                                /** @description namespace, flag, variant, segment, constraint, rule, distribution, rollout, token */
+                                /** @description namespace, flag, variant, segment, constraint, rule, distribution, rollout, token, role_binding */
                                 resourceType: string;
                                 /** @description A key, or the id of a variant, rule, distribution, rollout, constraint or token */
                                 resourceKey: string;
@@ -4431,7 +4431,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description namespace, flag, variant, segment, constraint, rule, distribution, rollout, token */
+                    /** @description namespace, flag, variant, segment, constraint, rule, distribution, rollout, token, role_binding */
                     type?: string;
                     /** @description Resource key (or id) */
                     key?: string;
@@ -4469,7 +4469,7 @@ export interface paths {
                                 batch?: string;
                                 /** @description Absent for token changes */
                                 namespaceKey?: string;
-                                /** @description namespace, flag, variant, segment, constraint, rule, distribution, rollout, token */
+                                /** @description namespace, flag, variant, segment, constraint, rule, distribution, rollout, token, role_binding */
                                 resourceType: string;
                                 /** @description A key, or the id of a variant, rule, distribution, rollout, constraint or token */
                                 resourceKey: string;
@@ -4620,7 +4620,7 @@ export interface paths {
                                 batch?: string;
                                 /** @description Absent for token changes */
                                 namespaceKey?: string;
-                                /** @description namespace, flag, variant, segment, constraint, rule, distribution, rollout, token */
+                                /** @description namespace, flag, variant, segment, constraint, rule, distribution, rollout, token, role_binding */
                                 resourceType: string;
                                 /** @description A key, or the id of a variant, rule, distribution, rollout, constraint or token */
                                 resourceKey: string;
@@ -4771,7 +4771,7 @@ export interface paths {
                                 batch?: string;
                                 /** @description Absent for token changes */
                                 namespaceKey?: string;
-                                /** @description namespace, flag, variant, segment, constraint, rule, distribution, rollout, token */
+                                /** @description namespace, flag, variant, segment, constraint, rule, distribution, rollout, token, role_binding */
                                 resourceType: string;
                                 /** @description A key, or the id of a variant, rule, distribution, rollout, constraint or token */
                                 resourceKey: string;
@@ -4909,7 +4909,7 @@ export interface paths {
                             batch?: string;
                             /** @description Absent for token changes */
                             namespaceKey?: string;
-                            /** @description namespace, flag, variant, segment, constraint, rule, distribution, rollout, token */
+                            /** @description namespace, flag, variant, segment, constraint, rule, distribution, rollout, token, role_binding */
                             resourceType: string;
                             /** @description A key, or the id of a variant, rule, distribution, rollout, constraint or token */
                             resourceKey: string;
@@ -5052,7 +5052,7 @@ export interface paths {
                             batch?: string;
                             /** @description Absent for token changes */
                             namespaceKey?: string;
-                            /** @description namespace, flag, variant, segment, constraint, rule, distribution, rollout, token */
+                            /** @description namespace, flag, variant, segment, constraint, rule, distribution, rollout, token, role_binding */
                             resourceType: string;
                             /** @description A key, or the id of a variant, rule, distribution, rollout, constraint or token */
                             resourceKey: string;
@@ -5148,6 +5148,445 @@ export interface paths {
             };
         };
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/roles/bindings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The role bindings the caller administers */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the bindings the caller administers: on namespaces it is admin of, and on * for admins on * */
+                            bindings: components["schemas"]["StoredRoleBinding"][];
+                        };
+                    };
+                };
+                /** @description Flipt error body */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                            details: unknown[];
+                        };
+                    };
+                };
+                /** @description Flipt error body */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                            details: unknown[];
+                        };
+                    };
+                };
+                /** @description Flipt error body */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                            details: unknown[];
+                        };
+                    };
+                };
+                /** @description Flipt error body */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                            details: unknown[];
+                        };
+                    };
+                };
+                /** @description Flipt error body */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                            details: unknown[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** @description Gives a role on a namespace (or * for all) to the identities that match; needs authorization.roles configured (FAILED_PRECONDITION, 400, without it) and admin where it grants */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description who: exactly one of metadata or claim, and a pattern */
+                        match: {
+                            /** @description only authentications of this method: METHOD_NONE, METHOD_TOKEN, METHOD_OIDC, METHOD_KUBERNETES, METHOD_GITHUB, METHOD_JWT, METHOD_CLOUD */
+                            method?: string;
+                            /** @description a metadata key of the authentication (io.flipt.auth.email, …); or claim */
+                            metadata?: string;
+                            /** @description a top-level claim of the OIDC ID token (groups, …); or metadata */
+                            claim?: string;
+                            /** @description the value to match; * stands for any run of characters */
+                            pattern: string;
+                        };
+                        /** @description client, viewer, editor, admin */
+                        role: string;
+                        /** @description a namespace key, or * for every namespace (needs admin on *) */
+                        namespace: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description A role given to the identities that match, on one namespace or all */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @description who: exactly one of metadata or claim, and a pattern */
+                            match: {
+                                /** @description only authentications of this method: METHOD_NONE, METHOD_TOKEN, METHOD_OIDC, METHOD_KUBERNETES, METHOD_GITHUB, METHOD_JWT, METHOD_CLOUD */
+                                method?: string;
+                                /** @description a metadata key of the authentication (io.flipt.auth.email, …); or claim */
+                                metadata?: string;
+                                /** @description a top-level claim of the OIDC ID token (groups, …); or metadata */
+                                claim?: string;
+                                /** @description the value to match; * stands for any run of characters */
+                                pattern: string;
+                            };
+                            /** @description client, viewer, editor, admin */
+                            role: string;
+                            /** @description a namespace key, or * for every namespace */
+                            namespace: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Flipt error body */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                            details: unknown[];
+                        };
+                    };
+                };
+                /** @description Flipt error body */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                            details: unknown[];
+                        };
+                    };
+                };
+                /** @description Flipt error body */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                            details: unknown[];
+                        };
+                    };
+                };
+                /** @description Flipt error body */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                            details: unknown[];
+                        };
+                    };
+                };
+                /** @description Flipt error body */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                            details: unknown[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/roles/bindings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A role given to the identities that match, on one namespace or all */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @description who: exactly one of metadata or claim, and a pattern */
+                            match: {
+                                /** @description only authentications of this method: METHOD_NONE, METHOD_TOKEN, METHOD_OIDC, METHOD_KUBERNETES, METHOD_GITHUB, METHOD_JWT, METHOD_CLOUD */
+                                method?: string;
+                                /** @description a metadata key of the authentication (io.flipt.auth.email, …); or claim */
+                                metadata?: string;
+                                /** @description a top-level claim of the OIDC ID token (groups, …); or metadata */
+                                claim?: string;
+                                /** @description the value to match; * stands for any run of characters */
+                                pattern: string;
+                            };
+                            /** @description client, viewer, editor, admin */
+                            role: string;
+                            /** @description a namespace key, or * for every namespace */
+                            namespace: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Flipt error body */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                            details: unknown[];
+                        };
+                    };
+                };
+                /** @description Flipt error body */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                            details: unknown[];
+                        };
+                    };
+                };
+                /** @description Flipt error body */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                            details: unknown[];
+                        };
+                    };
+                };
+                /** @description Flipt error body */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                            details: unknown[];
+                        };
+                    };
+                };
+                /** @description Flipt error body */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                            details: unknown[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, never>;
+                    };
+                };
+                /** @description Flipt error body */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                            details: unknown[];
+                        };
+                    };
+                };
+                /** @description Flipt error body */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                            details: unknown[];
+                        };
+                    };
+                };
+                /** @description Flipt error body */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                            details: unknown[];
+                        };
+                    };
+                };
+                /** @description Flipt error body */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                            details: unknown[];
+                        };
+                    };
+                };
+                /** @description Flipt error body */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                            details: unknown[];
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -7586,6 +8025,32 @@ export interface components {
                 percentage: number;
                 value: boolean;
             };
+        };
+        /**
+         * StoredRoleBinding
+         * @description A role given to the identities that match, on one namespace or all
+         */
+        StoredRoleBinding: {
+            id: string;
+            /** @description who: exactly one of metadata or claim, and a pattern */
+            match: {
+                /** @description only authentications of this method: METHOD_NONE, METHOD_TOKEN, METHOD_OIDC, METHOD_KUBERNETES, METHOD_GITHUB, METHOD_JWT, METHOD_CLOUD */
+                method?: string;
+                /** @description a metadata key of the authentication (io.flipt.auth.email, …); or claim */
+                metadata?: string;
+                /** @description a top-level claim of the OIDC ID token (groups, …); or metadata */
+                claim?: string;
+                /** @description the value to match; * stands for any run of characters */
+                pattern: string;
+            };
+            /** @description client, viewer, editor, admin */
+            role: string;
+            /** @description a namespace key, or * for every namespace */
+            namespace: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         /** RoleBinding */
         RoleBinding: {
