@@ -5,8 +5,9 @@
 //
 // A caller with roles (a token made with them, a person under `authorization.roles`: ADR 46) may make a
 // call when its roles include the one the declaration needs (auth/roles/roles.ts) on every namespace the
-// call addresses; a call that addresses no namespace or reads across them (`none`, `filtered`) needs that
-// role somewhere, and its handler filters or checks the object it acts on. Callers without roles keep
+// call addresses; a read across namespaces (`filtered`) is always allowed and its answer limited to what
+// the caller may see; a call that addresses no namespace (`none`) needs that role somewhere, and its
+// handler checks the object it acts on. Callers without roles keep
 // the rules from before roles: an unscoped authentication may make every call it reached (authentication
 // already decided that); a token scoped to one namespace (`io.flipt.auth.token.namespace`) may make a
 // call only in a group that takes scoped tokens (management, evaluation) and only when every namespace
@@ -144,8 +145,11 @@ function authorizeRoles(
     if (holdsRoleEverywhere(roles, need.role)) return true;
     throw roleRefusal(need.role, ALL_NAMESPACES);
   }
-  if (access.namespace === 'none' || access.namespace === 'filtered') {
-    // Lists are filtered and single objects checked by their handlers; the role must be held somewhere.
+  // Lists across namespaces are filtered, never refused: one who may read nothing gets an empty list.
+  if (access.namespace === 'filtered') return true;
+  if (access.namespace === 'none') {
+    // Calls on objects outside any namespace (tokens) are checked by their handlers against the object;
+    // the role must be held somewhere.
     if (roles.some((binding) => includesRole(binding.role, need.role))) return true;
     throw roleRefusal(need.role, firstNamespace(roles));
   }
