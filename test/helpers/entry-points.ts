@@ -7,8 +7,10 @@
 import { WATCH_ENTRY } from '../../src/api/grpc/change-service.js';
 import { fliptServiceTables } from '../../src/api/grpc/flipt-services.js';
 import { declaredRoutes } from '../../src/api/http/route-kinds.js';
+import { KIND_POLICIES, type KindPolicy, UNDECLARED_POLICY } from '../../src/api/kinds.js';
 import type { App } from '../../src/app/build-app.js';
 import type { Access } from '../../src/auth/access.js';
+import type { AuthGroup } from '../../src/auth/access-groups.js';
 import {
   holdsRole,
   holdsRoleEverywhere,
@@ -24,16 +26,27 @@ export interface EntryPoint {
   /** `GET /api/v1/flags/:key` or `flipt.Flipt/GetFlag`: the key of its sample. */
   key: string;
   access: Access;
+  /** Who may call it by its kind: anyone (`open`), or a credential of a group `authentication.exclude` may open. */
+  group: AuthGroup | 'unclassified' | 'open';
   /** gRPC only: the service and method names. */
   service?: string;
   method?: string;
+}
+
+function groupOf(policy: KindPolicy): EntryPoint['group'] {
+  return policy.access.open ? 'open' : policy.access.group;
 }
 
 /** Every HTTP route the app registered (undeclared ones with no access are the coverage test's concern). */
 export function httpEntryPoints(app: App): EntryPoint[] {
   return declaredRoutes(app.http)
     .filter((route) => route.access !== undefined)
-    .map((route) => ({ transport: 'http', key: `${route.method} ${route.url}`, access: route.access as Access }));
+    .map((route) => ({
+      transport: 'http',
+      key: `${route.method} ${route.url}`,
+      access: route.access as Access,
+      group: groupOf(route.kind === undefined ? UNDECLARED_POLICY : KIND_POLICIES[route.kind]),
+    }));
 }
 
 /** Every gRPC method of every service table, the change stream included. */
@@ -49,6 +62,7 @@ export function grpcEntryPoints(app: App): EntryPoint[] {
         transport: 'grpc' as const,
         key: `${service}/${rpc.method}`,
         access: rpc.access as Access,
+        group: groupOf(KIND_POLICIES[rpc.kind]),
         service,
         method: rpc.method,
       })),

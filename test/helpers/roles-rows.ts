@@ -8,7 +8,7 @@ import { bearer, call } from './app.js';
 import { addressesNamespace, type EntryPoint, expectation } from './entry-points.js';
 import type { FliptGrpc } from './flipt-grpc.js';
 import { fingerprint, type Json, makeToken } from './roles-fixture.js';
-import type { GrpcSample, HttpRequest, HttpSample, SampleContext } from './roles-samples.js';
+import type { GrpcRequest, GrpcSample, HttpRequest, HttpSample, SampleContext } from './roles-samples.js';
 import { openSse } from './sse.js';
 
 export interface Caller {
@@ -34,8 +34,9 @@ async function callerToken(world: RowWorld, caller: Caller, sample: HttpSample |
   return sample.freshCaller === true ? (await makeToken(world.api, caller.roles)).token : caller.token;
 }
 
-async function httpAnswer(world: RowWorld, request: HttpRequest, token: string, stream: boolean) {
-  const headers = { ...bearer(token), ...request.headers };
+/** An HTTP call's status and body, presenting `token` if any; a stream is closed once it answers 200. */
+export async function httpAnswer(world: RowWorld, request: HttpRequest, token: string | undefined, stream: boolean) {
+  const headers = { ...(token === undefined ? {} : bearer(token)), ...request.headers };
   if (!stream) return call(world.app, request.method as 'GET', request.url, request.body, headers);
   const reader = await openSse(`${world.base}${request.url}`, headers);
   if (reader.status === 200) {
@@ -117,9 +118,9 @@ async function httpCheck(
   return undefined;
 }
 
-function metadataOf(token: string, extra: Record<string, string> = {}): Metadata {
+function metadataOf(token: string | undefined, extra: Record<string, string> = {}): Metadata {
   const metadata = new Metadata();
-  metadata.set('authorization', `Bearer ${token}`);
+  if (token !== undefined) metadata.set('authorization', `Bearer ${token}`);
   for (const [k, v] of Object.entries(extra)) metadata.set(k, v);
   return metadata;
 }
@@ -153,6 +154,26 @@ function grpcStreamAnswer(
   });
 }
 
+/** A gRPC call's error, if it failed, presenting `token` if any; a stream is cancelled once it answers. */
+export async function grpcAnswer(
+  world: RowWorld,
+  entry: EntryPoint,
+  request: GrpcRequest,
+  token: string | undefined,
+  stream: boolean,
+): Promise<ServiceError | undefined> {
+  if (stream) return grpcStreamAnswer(world, entry, request.message, metadataOf(token, request.metadata));
+  try {
+    await world.grpc.call(entry.service as string, entry.method as string, request.message, {
+      ...(token === undefined ? {} : { token }),
+      ...(request.metadata ? { metadata: request.metadata } : {}),
+    });
+    return undefined;
+  } catch (err) {
+    return err as ServiceError;
+  }
+}
+
 export async function grpcRow(
   world: RowWorld,
   caller: Caller,
@@ -184,19 +205,7 @@ async function grpcCheck(
   const token = await callerToken(world, caller, sample);
   const request = await sample.request(world, ns ?? inside);
   const before = refusedFor === undefined ? undefined : await fingerprint(world.app);
-  let error: ServiceError | undefined;
-  if (sample.stream === true) {
-    error = await grpcStreamAnswer(world, entry, request.message, metadataOf(token, request.metadata));
-  } else {
-    try {
-      await world.grpc.call(entry.service as string, entry.method as string, request.message, {
-        token,
-        ...(request.metadata ? { metadata: request.metadata } : {}),
-      });
-    } catch (err) {
-      error = err as ServiceError;
-    }
-  }
+  const error = await grpcAnswer(world, entry, request, token, sample.stream === true);
   const shown = error === undefined ? 'OK' : `${error.code} ${error.details}`;
   if (refusedFor === undefined) {
     if (error === undefined) return undefined;
