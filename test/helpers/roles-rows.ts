@@ -4,7 +4,7 @@
 
 import { Metadata, type ServiceError } from '@grpc/grpc-js';
 import type { Role, RoleBinding } from '../../src/auth/roles/roles.js';
-import { bearer, call } from './app.js';
+import { call } from './app.js';
 import { addressesNamespace, type EntryPoint, expectation } from './entry-points.js';
 import type { FliptGrpc } from './flipt-grpc.js';
 import { fingerprint, type Json, makeToken } from './roles-fixture.js';
@@ -14,7 +14,10 @@ import { openSse } from './sse.js';
 export interface Caller {
   name: string;
   roles: RoleBinding[];
-  token: string;
+  /** The Authorization header it presents: `Bearer <token>`, or `JWT <token>` for a person. */
+  authorization: string;
+  /** A person signed in by JWT: nothing stored, so expiring oneself is refused as a bad request. */
+  person?: true;
 }
 
 export interface RowWorld extends SampleContext {
@@ -30,13 +33,24 @@ export function rowNamespaces(entry: EntryPoint, sample: HttpSample | GrpcSample
   return addressesNamespace(entry.access) || sample.target === true ? [inside, outside] : [undefined];
 }
 
-async function callerToken(world: RowWorld, caller: Caller, sample: HttpSample | GrpcSample): Promise<string> {
-  return sample.freshCaller === true ? (await makeToken(world.api, caller.roles)).token : caller.token;
+async function callerAuthorization(world: RowWorld, caller: Caller, sample: HttpSample | GrpcSample): Promise<string> {
+  if (sample.freshCaller !== true || caller.person === true) return caller.authorization;
+  return `Bearer ${(await makeToken(world.api, caller.roles)).token}`;
 }
 
-/** An HTTP call's status and body, presenting `token` if any; a stream is closed once it answers 200. */
-export async function httpAnswer(world: RowWorld, request: HttpRequest, token: string | undefined, stream: boolean) {
-  const headers = { ...(token === undefined ? {} : bearer(token)), ...request.headers };
+/** Whether an allowed row may answer anything but a refusal (a person expiring itself: 400). */
+function anyStatus(caller: Caller, sample: HttpSample | GrpcSample): boolean {
+  return sample.anyStatus === true || (sample.freshCaller === true && caller.person === true);
+}
+
+/** An HTTP call's status and body, presenting `authorization` if any; a stream is closed once it answers 200. */
+export async function httpAnswer(
+  world: RowWorld,
+  request: HttpRequest,
+  authorization: string | undefined,
+  stream: boolean,
+) {
+  const headers = { ...(authorization === undefined ? {} : { authorization }), ...request.headers };
   if (!stream) return call(world.app, request.method as 'GET', request.url, request.body, headers);
   const reader = await openSse(`${world.base}${request.url}`, headers);
   if (reader.status === 200) {
@@ -102,14 +116,14 @@ async function httpCheck(
   refusedFor: Role | undefined,
 ): Promise<string | undefined> {
   const label = `${caller.name} ${entry.key} ${ns ?? ''}`.trim();
-  const token = await callerToken(world, caller, sample);
+  const authorization = await callerAuthorization(world, caller, sample);
   const request = await sample.request(world, ns ?? inside);
   const before = refusedFor === undefined ? undefined : await fingerprint(world.app);
-  const answer = await httpAnswer(world, request, token, sample.stream === true);
+  const answer = await httpAnswer(world, request, authorization, sample.stream === true);
   const shown = `${answer.status} ${JSON.stringify(answer.body)?.slice(0, 200)}`;
   if (refusedFor === undefined) {
     if (answer.status === 401 || answer.status === 403) return `${label}: allowed, got ${shown}`;
-    if (sample.anyStatus !== true && answer.status >= 300) return `${label}: allowed, got ${shown}`;
+    if (!anyStatus(caller, sample) && answer.status >= 300) return `${label}: allowed, got ${shown}`;
     return undefined;
   }
   if (answer.status !== 403 || !refusalNames(request.url, answer.body, refusedFor))
@@ -118,9 +132,9 @@ async function httpCheck(
   return undefined;
 }
 
-function metadataOf(token: string | undefined, extra: Record<string, string> = {}): Metadata {
+function metadataOf(authorization: string | undefined, extra: Record<string, string> = {}): Metadata {
   const metadata = new Metadata();
-  if (token !== undefined) metadata.set('authorization', `Bearer ${token}`);
+  if (authorization !== undefined) metadata.set('authorization', authorization);
   for (const [k, v] of Object.entries(extra)) metadata.set(k, v);
   return metadata;
 }
@@ -154,20 +168,18 @@ function grpcStreamAnswer(
   });
 }
 
-/** A gRPC call's error, if it failed, presenting `token` if any; a stream is cancelled once it answers. */
+/** A gRPC call's error, if it failed, presenting `authorization` if any; a stream is cancelled once it answers. */
 export async function grpcAnswer(
   world: RowWorld,
   entry: EntryPoint,
   request: GrpcRequest,
-  token: string | undefined,
+  authorization: string | undefined,
   stream: boolean,
 ): Promise<ServiceError | undefined> {
-  if (stream) return grpcStreamAnswer(world, entry, request.message, metadataOf(token, request.metadata));
+  if (stream) return grpcStreamAnswer(world, entry, request.message, metadataOf(authorization, request.metadata));
+  const metadata = { ...(authorization === undefined ? {} : { authorization }), ...request.metadata };
   try {
-    await world.grpc.call(entry.service as string, entry.method as string, request.message, {
-      ...(token === undefined ? {} : { token }),
-      ...(request.metadata ? { metadata: request.metadata } : {}),
-    });
+    await world.grpc.call(entry.service as string, entry.method as string, request.message, { metadata });
     return undefined;
   } catch (err) {
     return err as ServiceError;
@@ -202,15 +214,15 @@ async function grpcCheck(
   refusedFor: Role | undefined,
 ): Promise<string | undefined> {
   const label = `${caller.name} ${entry.key} ${ns ?? ''}`.trim();
-  const token = await callerToken(world, caller, sample);
+  const authorization = await callerAuthorization(world, caller, sample);
   const request = await sample.request(world, ns ?? inside);
   const before = refusedFor === undefined ? undefined : await fingerprint(world.app);
-  const error = await grpcAnswer(world, entry, request, token, sample.stream === true);
+  const error = await grpcAnswer(world, entry, request, authorization, sample.stream === true);
   const shown = error === undefined ? 'OK' : `${error.code} ${error.details}`;
   if (refusedFor === undefined) {
     if (error === undefined) return undefined;
     if (error.code === PERMISSION_DENIED || error.code === UNAUTHENTICATED) return `${label}: allowed, got ${shown}`;
-    return sample.anyStatus === true ? undefined : `${label}: allowed, got ${shown}`;
+    return anyStatus(caller, sample) ? undefined : `${label}: allowed, got ${shown}`;
   }
   if (error?.code !== PERMISSION_DENIED || !error.details.includes(`role "${refusedFor}"`)) {
     return `${label}: expected PERMISSION_DENIED naming role "${refusedFor}", got ${shown}`;

@@ -28,7 +28,7 @@ import type { HttpRequest } from '../helpers/roles-samples.js';
 const BOOT = 'roles-cross-boot';
 
 /** Routes and methods that name an object by id, or a list of ids. */
-const BY_ID_ROUTE = /\/(:id|order)(\/|$)/;
+const BY_ID_ROUTE = /\/(:id|:ruleId|order)(\/|$)/;
 const BY_ID_METHOD =
   /^flipt\.Flipt\/((Get|Update|Delete)(Variant|Rule|Distribution|Constraint|Rollout)|Order\w+|CreateDistribution)$/;
 
@@ -118,7 +118,7 @@ describeEachBackend('ids of another namespace through one’s own', (backend) =>
         const request = await sample.request(world, OUTSIDE);
         const message = { ...request.message, namespaceKey: INSIDE };
         await attempt(entry.key, (entry.method as string).startsWith('Get'), failures, async () => {
-          const error = await grpcAnswer(world, entry, { message }, tokens[role], false);
+          const error = await grpcAnswer(world, entry, { message }, `Bearer ${tokens[role]}`, false);
           if (error?.code === 13 || error?.code === 2) failures.push(`${entry.key}: ${error.code} ${error.details}`);
           return error === undefined ? 'OK' : undefined;
         });

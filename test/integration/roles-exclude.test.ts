@@ -52,7 +52,7 @@ describeEachBackend('exclude.evaluation and exclude.ofrep skip role checks', (ba
 
   for (const [who, token] of [
     ['no token', () => undefined],
-    ['a token with no role there', () => elsewhere],
+    ['a token with no role there', () => `Bearer ${elsewhere}`],
   ] as const) {
     it(`answers ${who} over HTTP, inside and outside`, async () => {
       const failures: string[] = [];

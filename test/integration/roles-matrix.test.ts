@@ -1,16 +1,18 @@
 // The role matrix (issue 41), generated from the access declarations: every entry point of both
 // transports (the HTTP router's route table and every gRPC service table, streams included), each with
 // a sample request (test/helpers/roles-http-samples.ts, roles-grpc-samples.ts) made inside the callers'
-// namespace and, where its rule addresses one, outside it; callers are tokens made with roles. What a
+// namespace and, where its rule addresses one, outside it; callers are tokens made with roles and people
+// signed in by JWT whose roles come from `authorization.roles` (a rule, or the default none). What a
 // row should get comes from neededRole(access) and the namespace addressed (test/helpers/entry-points.ts):
 // allowed is any answer but a refusal, refused is 403 with Flipt's body naming the role (gRPC
 // PERMISSION_DENIED) and nothing changed in the database. An entry point without a sample fails here,
 // as one without a declaration fails the access coverage test. Per backend.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, call } from '../helpers/app.js';
+import { call } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
 import { type EntryPoint, grpcEntryPoints, httpEntryPoints } from '../helpers/entry-points.js';
+import { jwtPeople } from '../helpers/jwt-people.js';
 import { type ListeningApp, startListeningApp } from '../helpers/listening-app.js';
 import {
   type BootApi,
@@ -28,14 +30,28 @@ import type { GrpcSample, HttpSample } from '../helpers/roles-samples.js';
 
 const BOOT = 'roles-matrix-boot';
 
-/** Who calls: each role on the callers' namespace, and an admin of every namespace. */
-const CALLERS: Omit<Caller, 'token'>[] = [
+/** Who calls: tokens with each role on the callers' namespace, an admin of every namespace and one of none here. */
+const TOKEN_CALLERS: Omit<Caller, 'authorization'>[] = [
   { name: 'client@team', roles: [{ role: 'client', namespace: INSIDE }] },
   { name: 'viewer@team', roles: [{ role: 'viewer', namespace: INSIDE }] },
   { name: 'editor@team', roles: [{ role: 'editor', namespace: INSIDE }] },
   { name: 'admin@team', roles: [{ role: 'admin', namespace: INSIDE }] },
   { name: 'admin@*', roles: [{ role: 'admin', namespace: '*' }] },
+  { name: 'admin@elsewhere', roles: [{ role: 'admin', namespace: 'elsewhere' }] },
 ];
+
+/** People: an editor of team by rule (email domain), and one no rule matches (the default: no role at all). */
+const PEOPLE = [
+  { name: 'person editor@team', roles: [{ role: 'editor' as const, namespace: INSIDE }], email: 'ada@editors.test' },
+  { name: 'person with no role', roles: [], email: 'bob@elsewhere.test' },
+];
+const PEOPLE_ROLES = {
+  default: 'none',
+  rules: [
+    { match: { metadata: 'io.flipt.auth.jwt.email', pattern: '*@editors.test' }, role: 'editor', namespace: INSIDE },
+  ],
+};
+const CALLER_NAMES = [...TOKEN_CALLERS, ...PEOPLE].map((caller) => caller.name);
 
 describeEachBackend('the role matrix over every entry point', (backend) => {
   let l: ListeningApp;
@@ -44,16 +60,38 @@ describeEachBackend('the role matrix over every entry point', (backend) => {
   const callers: Caller[] = [];
 
   beforeAll(async () => {
+    const people = await jwtPeople();
     l = await startListeningApp(backend, {
-      authentication: { required: true, methods: { token: { enabled: true, bootstrap: { token: BOOT } } } },
+      authentication: {
+        required: true,
+        methods: {
+          token: { enabled: true, bootstrap: { token: BOOT } },
+          jwt: { enabled: true, public_key_file: people.publicKeyFile },
+        },
+      },
+      authorization: { roles: PEOPLE_ROLES },
       ofrep: { event_streams: { enabled: true } },
     });
     api = bootApi(l.t.app, BOOT);
     const fx = { [INSIDE]: await seedNamespace(api, INSIDE), [OUTSIDE]: await seedNamespace(api, OUTSIDE) };
     world = { app: l.t.app, api, fx, base: l.base, grpc: l.grpc };
-    for (const caller of CALLERS) callers.push({ ...caller, token: (await makeToken(api, caller.roles)).token });
+    for (const caller of TOKEN_CALLERS) {
+      callers.push({ ...caller, authorization: `Bearer ${(await makeToken(api, caller.roles)).token}` });
+    }
+    for (const { email, ...caller } of PEOPLE) {
+      const authorization = `JWT ${await people.sign({ user: { email } })}`;
+      callers.push({ ...caller, authorization, person: true });
+    }
   }, 60_000);
   afterAll(async () => l?.t.close());
+
+  it('gives each caller the roles its rows expect', async () => {
+    for (const caller of callers) {
+      const self = await call(l.t.app, 'GET', '/auth/v1/self', undefined, { authorization: caller.authorization });
+      expect(self.status, caller.name).toBe(200);
+      expect(self.body.roles ?? [], caller.name).toEqual(caller.roles);
+    }
+  });
 
   describe('every entry point has a sample', () => {
     it('over HTTP, keyed by route', () => {
@@ -106,7 +144,7 @@ describeEachBackend('the role matrix over every entry point', (backend) => {
     return { failures, refused, total };
   }
 
-  for (const { name } of CALLERS) {
+  for (const name of CALLER_NAMES) {
     for (const transport of ['http', 'grpc'] as const) {
       it(`${name} over ${transport}: allowed where its roles reach, refused elsewhere with nothing changed`, async () => {
         const caller = callers.find((c) => c.name === name) as Caller;
@@ -114,20 +152,20 @@ describeEachBackend('the role matrix over every entry point', (backend) => {
         expect(failures).toEqual([]);
         // The matrix refuses where roles fall short (an admin of every namespace: nowhere).
         if (name === 'admin@*') expect(refused).toBe(0);
+        else if (name.includes('no role') || name.includes('elsewhere')) expect(refused).toBeGreaterThan(total / 2);
         else expect(refused).toBeGreaterThan(total / 10);
       }, 120_000);
     }
   }
 
   describe('lists across namespaces are filtered to what the caller may see', () => {
-    const as = (name: string) => bearer((callers.find((c) => c.name === name) as Caller).token);
+    const as = (name: string) => ({ authorization: (callers.find((c) => c.name === name) as Caller).authorization });
 
     it('the namespaces list (REST and gRPC) shows a viewer of team only team', async () => {
       const listed = await call(l.t.app, 'GET', '/api/v1/namespaces', undefined, as('viewer@team'));
       expect(listed.status).toBe(200);
       expect(listed.body.namespaces.map((n: Json) => n.key)).toEqual([INSIDE]);
-      const token = (callers.find((c) => c.name === 'viewer@team') as Caller).token;
-      const overGrpc = await l.grpc.call('flipt.Flipt', 'ListNamespaces', {}, { token });
+      const overGrpc = await l.grpc.call('flipt.Flipt', 'ListNamespaces', {}, { metadata: as('viewer@team') });
       expect(overGrpc.response.namespaces.map((n: Json) => n.key)).toEqual([INSIDE]);
       const everything = await call(l.t.app, 'GET', '/api/v1/namespaces', undefined, as('admin@*'));
       expect(everything.body.namespaces.map((n: Json) => n.key)).toEqual(expect.arrayContaining([INSIDE, OUTSIDE]));
