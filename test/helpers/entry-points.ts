@@ -71,7 +71,9 @@ export function grpcEntryPoints(app: App): EntryPoint[] {
 
 /** Whether a declaration's rule names the namespaces a call addresses (else it addresses none, or all). */
 export function addressesNamespace(access: Access): boolean {
-  return access.namespace === 'request' || access.namespace === 'key' || access.namespace === 'items';
+  // `binding`: the rule the role bindings API adds for a binding's own namespace (on its branch).
+  const rule: string = access.namespace;
+  return rule === 'request' || rule === 'key' || rule === 'items' || rule === 'binding';
 }
 
 export interface Expectation {

@@ -4,6 +4,7 @@
 
 import { fresh } from './roles-fixture.js';
 import {
+  bindingOn,
   CONSTRAINT,
   ENTITY,
   type GrpcRequest,
@@ -190,6 +191,12 @@ add(
   () => ({ serviceAccountToken: 'x' }),
   signIn,
 );
+// Role bindings (pending: see PENDING_SAMPLES).
+const bindingService = 'vexil.roles.v1.RoleBindingService';
+add(`${bindingService}/ListRoleBindings`, () => ({}));
+add(`${bindingService}/CreateRoleBinding`, (_ctx, ns) => bindingOn(ns));
+add(`${bindingService}/GetRoleBinding`, async (ctx, ns) => ({ id: await setUp.binding(ctx, ns) }), { target: true });
+add(`${bindingService}/DeleteRoleBinding`, async (ctx, ns) => ({ id: await setUp.binding(ctx, ns) }), { target: true });
 add('flipt.meta.MetadataService/GetInfo', () => ({}));
 add('flipt.meta.MetadataService/GetConfiguration', () => ({}));
 

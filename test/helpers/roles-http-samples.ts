@@ -5,6 +5,7 @@
 
 import { fresh } from './roles-fixture.js';
 import {
+  bindingOn,
   CONSTRAINT,
   ENTITY,
   type HttpRequest,
@@ -278,6 +279,24 @@ add('GET', '/auth/v1/tokens/:id', (ctx, ns) => ({ url: `/auth/v1/tokens/${ctx.fx
 add('DELETE', '/auth/v1/tokens/:id', async (ctx, ns) => ({ url: `/auth/v1/tokens/${await setUp.token(ctx, ns)}` }), {
   target: true,
 });
+
+// Role bindings (pending: see PENDING_SAMPLES): the target of a call by id is a binding on `ns`.
+add('GET', '/api/v1/roles/bindings', () => ({ url: '/api/v1/roles/bindings' }));
+add('POST', '/api/v1/roles/bindings', (_ctx, ns) => ({ url: '/api/v1/roles/bindings', body: bindingOn(ns) }));
+add(
+  'GET',
+  '/api/v1/roles/bindings/:id',
+  async (ctx, ns) => ({ url: `/api/v1/roles/bindings/${await setUp.binding(ctx, ns)}` }),
+  {
+    target: true,
+  },
+);
+add(
+  'DELETE',
+  '/api/v1/roles/bindings/:id',
+  async (ctx, ns) => ({ url: `/api/v1/roles/bindings/${await setUp.binding(ctx, ns)}` }),
+  { target: true },
+);
 
 // Probes, meta and the dashboard's files: nothing beyond authentication (where it applies at all).
 for (const method of ['GET', 'HEAD'] as const) {
