@@ -86,7 +86,11 @@ describeEachBackend('ids of another namespace through one’s own', (backend) =>
           entry.key.startsWith('POST') ||
           entry.key.startsWith('DELETE'),
       );
-      const byId = entries.filter((entry) => entry.access.resource !== 'token' && BY_ID_ROUTE.test(entry.key));
+      // Tokens and role bindings name no namespace in their path: the escalation tests cover them.
+      const byId = entries.filter(
+        (entry) =>
+          entry.access.resource !== 'token' && entry.access.resource !== 'role-binding' && BY_ID_ROUTE.test(entry.key),
+      );
       expect(byId.length).toBeGreaterThan(20);
       const failures: string[] = [];
       for (const entry of byId) {
