@@ -1,6 +1,6 @@
 // One row of the role matrix: a caller's call of one entry point, addressed inside or outside its
 // namespace, over one transport, checked against what the declaration says the caller's roles get
-// (entry-points.ts expectation). A row answers nothing when it holds, else what went wrong.
+// (entry-points.ts expectation). A row says whether it was to be refused and, if it did not hold, why.
 
 import { Metadata, type ServiceError } from '@grpc/grpc-js';
 import type { Role, RoleBinding } from '../../src/auth/roles/roles.js';
@@ -51,6 +51,7 @@ export async function httpAnswer(
   stream: boolean,
 ) {
   const headers = { ...(authorization === undefined ? {} : { authorization }), ...request.headers };
+  // `call` types the methods it is usually given; inject takes HEAD as well.
   if (!stream) return call(world.app, request.method as 'GET', request.url, request.body, headers);
   const reader = await openSse(`${world.base}${request.url}`, headers);
   if (reader.status === 200) {
