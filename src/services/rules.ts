@@ -234,11 +234,11 @@ export class DistributionService {
     const variant = requireNonEmpty('variantId', variantId);
     if (!(await this.namespaces.find(this.ctx.db, ns))) return;
     await runWrite(this.ctx, ns, async (tx, changes) => {
+      // Found through the namespace's own rule: a rule id of another namespace deletes nothing there.
       const before = await this.states.distribution(tx, ns, ruleId, id);
+      if (before === undefined || before.variantId !== variant) return;
       await this.rules.deleteDistribution(tx, ruleId, id, variant);
-      if (before && before.variantId === variant) {
-        changes.record({ ...distributionSubject(ns, ruleId, id), action: 'deleted', before });
-      }
+      changes.record({ ...distributionSubject(ns, ruleId, id), action: 'deleted', before });
     });
   }
 }
