@@ -20,6 +20,7 @@ import {
   type RoleBinding,
   type RoleNeed,
 } from '../../src/auth/roles/roles.js';
+import { createRoleBindings } from '../../src/features/role-bindings/index.js';
 
 export interface EntryPoint {
   transport: 'http' | 'grpc';
@@ -54,6 +55,7 @@ export function grpcEntryPoints(app: App): EntryPoint[] {
   const tables = {
     ...fliptServiceTables(app.services, app.config),
     'vexil.changes.v1.ChangeService': [WATCH_ENTRY],
+    ...createRoleBindings(app.db.kysely, app.services.recorded, undefined).grpcTables,
   };
   return Object.entries(tables).flatMap(([service, rpcs]) =>
     rpcs
@@ -71,7 +73,7 @@ export function grpcEntryPoints(app: App): EntryPoint[] {
 
 /** Whether a declaration's rule names the namespaces a call addresses (else it addresses none, or all). */
 export function addressesNamespace(access: Access): boolean {
-  // `binding`: the rule the role bindings API adds for a binding's own namespace (on its branch).
+  // `binding`: the role bindings API's rule, for a binding's own namespace.
   const rule: string = access.namespace;
   return rule === 'request' || rule === 'key' || rule === 'items' || rule === 'binding';
 }
@@ -96,6 +98,8 @@ export function expectation(
   const need: RoleNeed | undefined =
     handlerRole !== undefined ? { role: handlerRole, everywhere: false } : neededRole(access);
   if (need === undefined) return { refusedFor: undefined };
+  // A read across namespaces is filtered, never refused (the rows check what it shows).
+  if (handlerRole === undefined && access.namespace === 'filtered') return { refusedFor: undefined };
   const held = (() => {
     if (need.everywhere || access.namespace === 'all') return holdsRoleEverywhere(bindings, need.role);
     if (addressed === undefined) return bindings.some((binding) => includesRole(binding.role, need.role));
