@@ -27,7 +27,10 @@
 //          --runtime compiled|tsx (compiled) --repeat R (1: measure each target R times, alternating,
 //          and keep its best run — on a shared machine the best run is the least disturbed one; the
 //          ratio to bare is also given as the median of the rounds' back-to-back ratios)
-//          --auth (authentication required: every request, the bare server's too, carries a bearer token)
+//          --auth (authentication required: every request, the bare server's too, carries a bearer token:
+//          the bootstrap token, unlimited)
+//          --roles (as --auth, but the measured requests carry a token made with roles [{role: client,
+//          namespace: default}], so the role path is measured: compare with an --auth run, issue 41)
 //          --same-processes (keep one Vexil and one bare server for every round; by default each round
 //          after the first starts both afresh: one process can run 10–19 % faster or slower than another
 //          of the same build for its whole life, ADR 0011, so rounds of one pair would all share its luck)
@@ -44,7 +47,7 @@ import { runGrpcLoad } from './grpc-load.js';
 import { exitOnHelp } from './help.js';
 import { type LoadResult, type LoadTool, runLoad, wrkAvailable } from './load.js';
 import { optionReaders } from './options.js';
-import { BENCH_CONTEXT, seedBenchmark } from './seed.js';
+import { BENCH_CONTEXT, roleLimitedToken, seedBenchmark } from './seed.js';
 import { compileServer, cpuMicros, freePort, median, ROOT, rssMiB, stop, waitHealthy } from './server-process.js';
 
 exitOnHelp(import.meta.url);
@@ -65,7 +68,8 @@ interface Options {
   tool: LoadTool;
   scenarios: Scenario[];
   cpuProfileDir: string | undefined;
-  auth: boolean;
+  /** `unlimited`: --auth; `roles`: --roles (the measured requests carry a role-limited token). */
+  auth: 'none' | 'unlimited' | 'roles';
   /** Every round after the first restarts both servers (unless --same-processes). */
   freshProcesses: boolean;
 }
@@ -98,7 +102,7 @@ function parseOptions(argv: string[]): Options {
     tool,
     scenarios,
     cpuProfileDir: get('cpu-prof'),
-    auth: argv.includes('--auth'),
+    auth: argv.includes('--roles') ? 'roles' : argv.includes('--auth') ? 'unlimited' : 'none',
     freshProcesses: !argv.includes('--same-processes'),
   };
 }
@@ -170,7 +174,7 @@ async function main(): Promise<void> {
         VEXIL_SERVER_GRPC_PORT: String(grpcPort),
         VEXIL_LOG_LEVEL: 'warn',
         NODE_ENV: 'production',
-        ...(options.auth
+        ...(options.auth !== 'none'
           ? {
               VEXIL_AUTHENTICATION_REQUIRED: 'true',
               VEXIL_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
@@ -188,17 +192,24 @@ async function main(): Promise<void> {
       return child;
     };
     server = await startServer();
-    const authHeaders: Record<string, string> = options.auth ? { authorization: `Bearer ${BENCH_TOKEN}` } : {};
+    // Seeding and the management read use the bootstrap token; the measured requests use `authHeaders`.
+    const adminHeaders: Record<string, string> =
+      options.auth !== 'none' ? { authorization: `Bearer ${BENCH_TOKEN}` } : {};
+    let authHeaders = adminHeaders;
+    const authLabel = { none: '', unlimited: ', authentication required', roles: ', a token with role client' }[
+      options.auth
+    ];
 
     console.log(
       `vexil bench: ${options.flags} flags, ${options.connections} connections, ${options.duration} s per scenario ` +
-        `(server ${options.runtime === 'compiled' ? 'compiled by tsc' : 'run by tsx'}${options.auth ? ', authentication required' : ''}) ` +
+        `(server ${options.runtime === 'compiled' ? 'compiled by tsc' : 'run by tsx'}${authLabel}) ` +
         `(+${options.warmup} s warm-up${options.repeat > 1 ? `, best of ${options.repeat}${options.freshProcesses ? ', both servers started afresh each round' : ''}` : ''}), load by ${options.tool}, ` +
         (pins
           ? `server on CPU ${pins.server}, load on CPU ${pins.load}`
           : 'no CPU pinning (taskset or a second core missing)'),
     );
-    const seeded = await seedBenchmark(baseUrl, options.flags, 'default', authHeaders);
+    const seeded = await seedBenchmark(baseUrl, options.flags, 'default', adminHeaders);
+    if (options.auth === 'roles') authHeaders = await roleLimitedToken(baseUrl, adminHeaders);
     console.log(
       `seeded ${seeded.booleanFlags.length} boolean + ${seeded.variantFlags.length} variant flags ` +
         `(${seeded.requests} API calls, ${format(seeded.millis / 1000, 1)} s); server RSS ${format(rssMiB(server.pid) ?? 0, 1)} MiB`,
@@ -219,7 +230,7 @@ async function main(): Promise<void> {
       // A running deployment has served its dashboard: measure a server that has answered a management
       // request too (one once made every later request pay for async hooks, ADR 0009).
       const managementRead = await fetch(`${baseUrl}/api/v1/namespaces/default/flags?limit=5`, {
-        headers: authHeaders,
+        headers: adminHeaders,
       });
       if (managementRead.status !== 200) throw new Error(`listing flags answered ${managementRead.status}`);
       return { child, rssStarted };

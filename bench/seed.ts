@@ -151,3 +151,21 @@ export async function seedBenchmark(
   await pool(tasks, 8);
   return { booleanFlags, variantFlags, requests: api.requests, millis: performance.now() - started };
 }
+
+/**
+ * The headers of a token made (by the bootstrap token) with the role client on `default` only: what an
+ * application's evaluation token looks like once it carries roles (issue 41).
+ */
+export async function roleLimitedToken(
+  baseUrl: string,
+  adminHeaders: Record<string, string>,
+): Promise<Record<string, string>> {
+  const created = await fetch(`${baseUrl}/auth/v1/method/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...adminHeaders },
+    body: JSON.stringify({ name: 'bench-client', roles: [{ role: 'client', namespace: 'default' }] }),
+  });
+  if (created.status !== 200) throw new Error(`making the role-limited token answered ${created.status}`);
+  const { clientToken } = (await created.json()) as { clientToken: string };
+  return { authorization: `Bearer ${clientToken}` };
+}

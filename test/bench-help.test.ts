@@ -13,6 +13,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Each script, with a word its options text must name. */
 const SCRIPTS: [script: string, names: string][] = [
   ['bench/run.ts', '--flags'],
+  ['bench/run.ts', '--roles'],
   ['bench/soak.ts', '--duration'],
   ['bench/engine.ts', '--iterations'],
   ['bench/event-streams.ts', '--streams'],

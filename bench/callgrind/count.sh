@@ -2,15 +2,26 @@
 # count.sh SCENARIO NAME... [WARM=20000 N=3000 in the environment]: for each prepared build (prepare.sh),
 # at once, a fresh server under callgrind: WARM requests of SCENARIO (boolean, variant, batch, ofrep)
 # uncounted, then N counted; prints instructions per request (summary.py). Slow: minutes per build.
+# NAME+unlimited / NAME+roles: a build prepared with AUTH=1, authentication required, every request
+# carrying that token (the bootstrap token, or the one made with roles [{client, default}]).
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=${CALLGRIND_DIR:-/dev/shm/vexil-callgrind}; S=$1; shift
 WARM=${WARM:-20000}; N=${N:-3000}
 declare -A P=([boolean]=/evaluate/v1/boolean [variant]=/evaluate/v1/variant [batch]=/evaluate/v1/batch [ofrep]=/ofrep/v1/evaluate/flags)
 one() {
-  local B=$ROOT/$1 OUT=$ROOT/count-$S-$1 PORT=$((21000 + RANDOM % 2000))
+  local NAME=${1%%+*} TOKEN= AUTH_ENV=() HEADER=()
+  [ "$NAME" != "$1" ] && TOKEN=${1#*+}
+  local B=$ROOT/$NAME OUT=$ROOT/count-$S-$1 PORT=$((21000 + RANDOM % 2000))
   rm -rf "$OUT"; mkdir -p "$OUT"; cp "$B/bench.db" "$OUT/db.sqlite"
+  local AUTHORIZATION=
+  if [ -n "$TOKEN" ]; then
+    AUTHORIZATION=$(cat "$B/token-$TOKEN")
+    AUTH_ENV=(VEXIL_AUTHENTICATION_REQUIRED=true VEXIL_AUTHENTICATION_METHODS_TOKEN_ENABLED=true
+      VEXIL_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN=vexil-bench-token)
+    HEADER=(-H "authorization: $AUTHORIZATION")
+  fi
   # Timers are left out (their cost is per second); optimization runs on the main thread, to be subtracted.
-  env MALLOC_ARENA_MAX=2 VEXIL_DB_URL=file:$OUT/db.sqlite VEXIL_SERVER_HOST=127.0.0.1 VEXIL_SERVER_HTTP_PORT=$PORT \
+  env "${AUTH_ENV[@]}" MALLOC_ARENA_MAX=2 VEXIL_DB_URL=file:$OUT/db.sqlite VEXIL_SERVER_HOST=127.0.0.1 VEXIL_SERVER_HTTP_PORT=$PORT \
     VEXIL_SERVER_GRPC_PORT=$((PORT + 3000)) VEXIL_LOG_LEVEL=warn NODE_ENV=production \
     valgrind --tool=callgrind --instr-atstart=no --toggle-collect=uv__io_poll --separate-threads=yes \
     --callgrind-out-file="$OUT/callgrind.out.%p" \
@@ -18,11 +29,13 @@ one() {
   local VG=$!
   for _ in $(seq 600); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.5; done
   # As bench/compare.ts: one evaluation and one management read first (ADR 0009).
-  curl -sf -XPOST "http://127.0.0.1:$PORT/evaluate/v1/boolean" -d @"$B/boolean.json" >/dev/null
-  curl -sf "http://127.0.0.1:$PORT/api/v1/namespaces/default/flags?limit=5" >/dev/null
-  node "$HERE/drive.mjs" $PORT "${P[$S]}" "$B/$S.json" "$WARM" 8
+  # (The management read with the bootstrap token: a client token may not read flags.)
+  curl -sf -XPOST "http://127.0.0.1:$PORT/evaluate/v1/boolean" "${HEADER[@]}" -d @"$B/boolean.json" >/dev/null
+  curl -sf "http://127.0.0.1:$PORT/api/v1/namespaces/default/flags?limit=5" \
+    ${TOKEN:+-H "authorization: Bearer vexil-bench-token"} >/dev/null
+  node "$HERE/drive.mjs" $PORT "${P[$S]}" "$B/$S.json" "$WARM" 8 "$AUTHORIZATION"
   callgrind_control -i on $VG >/dev/null
-  node "$HERE/drive.mjs" $PORT "${P[$S]}" "$B/$S.json" "$N" 8
+  node "$HERE/drive.mjs" $PORT "${P[$S]}" "$B/$S.json" "$N" 8 "$AUTHORIZATION"
   # --dump=NAME: `-d NAME` did not dump names with a digit first or a hyphen.
   callgrind_control --dump=counted_$S $VG >/dev/null
   kill $VG; wait $VG

@@ -1,9 +1,10 @@
-// drive.mjs PORT PATH BODY_FILE TOTAL CONNECTIONS: sends exactly TOTAL POSTs of the body over that many
-// keep-alive connections, then exits (non-zero if any answer was not 200). wrk cannot stop at a count.
+// drive.mjs PORT PATH BODY_FILE TOTAL CONNECTIONS [AUTHORIZATION]: sends exactly TOTAL POSTs of the body
+// over that many keep-alive connections, with that Authorization header when given, then exits (non-zero
+// if any answer was not 200). wrk cannot stop at a count.
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 
-const [port, path, bodyFile, total, connections] = process.argv.slice(2);
+const [port, path, bodyFile, total, connections, authorization] = process.argv.slice(2);
 const body = readFileSync(bodyFile);
 const agent = new http.Agent({ keepAlive: true, maxSockets: Number(connections) });
 let left = Number(total);
@@ -18,7 +19,11 @@ function one() {
         path,
         method: 'POST',
         agent,
-        headers: { 'content-type': 'application/json', 'content-length': body.length },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': body.length,
+          ...(authorization ? { authorization } : {}),
+        },
       },
       (response) => {
         if (response.statusCode !== 200) failed++;

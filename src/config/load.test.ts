@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readmeRolesFile } from '../../test/helpers/readme-roles.js';
 import { ConfigError, configLeaves, deprecatedKeysInUse, envName, loadConfig, ms, redactConfig } from './load.js';
 import { CORS_DEFAULT_HEADERS } from './schema.js';
 
@@ -257,6 +258,50 @@ describe('loadConfig', () => {
     ['server: [1, 2\n', /not valid YAML/],
   ])('rejects %j with one clear message', (text, message) => {
     expect(() => loadConfig({ file: yamlFile(text), env: {} })).toThrow(message);
+  });
+
+  // Flipt's example Rego policies (its documentation and its authorization test data), written as
+  // `authorization.roles` rules in the README's Roles section, load as they are.
+  it("loads Flipt's example policies written as authorization.roles rules (README)", () => {
+    const roles = loadConfig({ file: readmeRolesFile(), env: {} }).authorization.roles;
+    expect(roles?.default).toBe('none');
+    expect(roles?.rules).toHaveLength(17);
+    expect(roles?.rules).toContainEqual({
+      match: { method: 'METHOD_JWT', metadata: 'io.flipt.auth.role', pattern: 'namespaced_viewer' },
+      role: 'viewer',
+      namespace: 'foo',
+    });
+    expect(roles?.rules).toContainEqual({
+      match: { claim: 'groups', pattern: 'IT' },
+      role: 'editor',
+      namespace: 'default',
+    });
+    // The Rego policy itself stays refused, roles or not.
+    const withRego = yamlFile('authorization:\n  required: true\n  roles:\n    default: viewer\n');
+    expect(() => loadConfig({ file: withRego, env: {} })).toThrow(/authorization\.required/);
+  });
+
+  it.each([
+    [
+      '{ match: { metadata: io.flipt.auth.email, claim: groups, pattern: x }, role: viewer }',
+      /rules\[0\]\.match: name exactly one of metadata or claim$/,
+    ],
+    ['{ match: { pattern: x }, role: viewer }', /rules\[0\]\.match: name exactly one of metadata or claim$/],
+    [
+      '{ match: { claim: groups, pattern: x }, role: owner }',
+      /rules\.0\.role: "owner" is not one of "client", "viewer", "editor", "admin"$/,
+    ],
+    [
+      '{ match: { claim: groups, pattern: x }, role: viewer, namespace: "a b" }',
+      /"a b" is neither a namespace key nor \*$/,
+    ],
+    [
+      '{ match: { method: METHOD_FOO, claim: groups, pattern: x }, role: viewer }',
+      /match\.method: "METHOD_FOO" is not one of/,
+    ],
+  ])('refuses the roles rule %s', (rule, message) => {
+    const file = yamlFile(`authorization:\n  roles:\n    rules:\n      - ${rule}\n`);
+    expect(() => loadConfig({ file, env: {} })).toThrow(message);
   });
 
   it('rejects bad env values and missing files', () => {
