@@ -5286,6 +5286,7 @@ export interface paths {
                             metadata: {
                                 [key: string]: string;
                             };
+                            roles?: components["schemas"]["RoleBinding"][];
                         };
                     };
                 };
@@ -5613,6 +5614,7 @@ export interface paths {
                             metadata: {
                                 [key: string]: string;
                             };
+                            roles?: components["schemas"]["RoleBinding"][];
                         };
                     };
                 };
@@ -7573,6 +7575,13 @@ export interface components {
                 value: boolean;
             };
         };
+        /** RoleBinding */
+        RoleBinding: {
+            /** @description client, viewer, editor or admin */
+            role: string;
+            /** @description a namespace key, or * for every namespace */
+            namespace: string;
+        };
         /** Authentication */
         Authentication: {
             id: string;
@@ -7587,6 +7596,7 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            roles?: components["schemas"]["RoleBinding"][];
         };
     };
     responses: never;
