@@ -9,6 +9,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.js';
@@ -21,6 +22,14 @@ const suite = skipReason ? describe.skip : describe;
 const title = (name: string) => (skipReason ? `${name} (skipped: ${skipReason})` : name);
 const STEP = 60_000;
 const BOOT = 'roles-e2e-bootstrap-token';
+
+/** axe's findings on the page as it is (WCAG 2.0/2.1/2.2 A and AA, as dashboard-a11y.test.ts checks). */
+async function axeViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
+    .analyze();
+  return results.violations.flatMap((v) => v.nodes.map((n) => `${v.id} ${JSON.stringify(n.target)}: ${v.help}`));
+}
 
 /** The nav links of the sidebar, by name. */
 async function navLinks(page: Page): Promise<string[]> {
@@ -87,6 +96,7 @@ suite(title('dashboard: what each role may do'), () => {
         vic: person('Vic Viewer', 'flag-viewers'),
         eddie: person('Eddie Editor', 'flag-editors'),
         ada: person('Ada Admin', 'flag-admins'),
+        nora: person('Nora Nobody', 'newcomers'),
       },
     });
     const rule = (group: string, role: string, namespace: string) =>
@@ -190,11 +200,13 @@ suite(title('dashboard: what each role may do'), () => {
       expect(await page.getByRole('switch').first().isDisabled()).toBe(true);
       expect(await page.getByRole('button', { name: /^Save/ }).first().isDisabled()).toBe(true);
       await screenshot(page, 'roles-viewer-flag');
+      expect(await axeViolations(page)).toEqual([]);
 
       await page.getByRole('link', { name: 'My access' }).click();
       const row = page.getByRole('row', { name: /prod/ });
       await row.getByText('viewer', { exact: true }).waitFor();
       await row.getByText(/read flags, segments/).waitFor();
+      expect(await axeViolations(page)).toEqual([]);
       expect(
         (await call(page, 'PUT', '/api/v1/namespaces/prod/flags/checkout', { name: 'x', enabled: false })).status,
       ).toBe(403);
@@ -265,6 +277,7 @@ suite(title('dashboard: what each role may do'), () => {
       await page.getByLabel('Role 1', { exact: true }).selectOption('viewer');
       await page.getByLabel('Namespace of role 1', { exact: true }).selectOption('prod');
       await page.getByText('This token may: viewer on prod').waitFor();
+      expect(await axeViolations(page)).toEqual([]);
       await page.getByRole('button', { name: 'Create token' }).click();
       const secret = await page.getByTestId('token-secret').inputValue();
       await page
@@ -298,6 +311,21 @@ suite(title('dashboard: what each role may do'), () => {
         await row.waitFor({ state: 'detached' });
       }
       await screenshot(page, 'roles-admin-bindings');
+      expect(browser.problems).toEqual([]);
+      await page.close();
+    },
+    STEP,
+  );
+
+  it(
+    'someone no rule gives a role signs in to a clear page, not to errors',
+    async () => {
+      const page = await signIn('nora');
+      await page.getByText('No namespace to work in yet').waitFor();
+      expect(await navLinks(page)).toEqual(['My access']);
+      await page.getByRole('link', { name: 'See your access' }).click();
+      await page.getByText('No roles', { exact: true }).waitFor();
+      await screenshot(page, 'roles-nobody');
       expect(browser.problems).toEqual([]);
       await page.close();
     },

@@ -29,8 +29,9 @@ function NavLink({ to, children, match }: { to: string; children: ReactNode; mat
  */
 function UnknownNamespace({ namespace }: { namespace: string }) {
   const { pathname } = useLocation();
-  const namespaces = useNamespaces();
-  const { access } = usePermissions();
+  const permissions = usePermissions();
+  const { access } = permissions;
+  const namespaces = useNamespaces(permissions.canSomewhere('read'));
   const inUrl = pathname.startsWith('/namespaces/');
   const exists = namespaces.data?.some((n) => n.key === namespace);
   // With roles the list holds only the readable namespaces: one the caller may only evaluate in is

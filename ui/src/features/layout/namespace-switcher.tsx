@@ -11,8 +11,9 @@ import { switchNamespacePath } from './current-namespace.js';
 export function NamespaceSwitcher({ current }: { current: string }) {
   const id = useId();
   const { pathname } = useLocation();
-  const namespaces = useNamespaces();
   const permissions = usePermissions();
+  // Who may read no namespace is refused the list: its roles name the namespaces it may use.
+  const namespaces = useNamespaces(permissions.canSomewhere('read'));
   const { access } = permissions;
   const listed = namespaces.data ?? [];
   // The list holds the readable namespaces; one the caller may only evaluate in is named by its role.
@@ -36,9 +37,11 @@ export function NamespaceSwitcher({ current }: { current: string }) {
         ))}
       </select>
       {namespaces.error ? <ErrorNote error={namespaces.error} /> : null}
-      <Link to={paths.namespaces()} className="ns-manage">
-        Manage namespaces
-      </Link>
+      {permissions.canSomewhere('read') ? (
+        <Link to={paths.namespaces()} className="ns-manage">
+          Manage namespaces
+        </Link>
+      ) : null}
     </div>
   );
 }

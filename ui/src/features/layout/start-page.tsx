@@ -6,9 +6,8 @@
 import { useEffect } from 'react';
 import { useNamespaces } from '../../api/queries.js';
 import { EmptyState } from '../../components/empty-state.js';
-import { ErrorNote } from '../../components/error-note.js';
 import { Loading } from '../../components/loading.js';
-import { startNamespace, startSection } from '../../lib/permissions.js';
+import { canSomewhere, startNamespace, startSection } from '../../lib/permissions.js';
 import { Link, navigate, paths } from '../../lib/router.js';
 import { useAuth } from '../auth/auth-context.js';
 import { usePermissions } from '../auth/use-permissions.js';
@@ -21,9 +20,11 @@ import { usePermissions } from '../auth/use-permissions.js';
 export function useWorkingNamespace(preferred: string, pinned: boolean): string | null | undefined {
   const { access, needLogin } = useAuth();
   const limited = access?.source === 'roles';
-  const namespaces = useNamespaces(limited && !pinned && !needLogin);
+  // Who may read no namespace gets no list (the server refuses it): its roles name where it may go.
+  const listable = access !== undefined && canSomewhere(access, 'read');
+  const namespaces = useNamespaces(limited && listable && !pinned && !needLogin);
   if (!access || !limited || pinned) return preferred;
-  if (namespaces.isPending && !namespaces.error) return undefined;
+  if (listable && namespaces.isPending && !namespaces.error) return undefined;
   const listed = (namespaces.data ?? []).map((n) => n.key);
   return startNamespace(access, listed, preferred) ?? null;
 }
@@ -35,22 +36,18 @@ function Redirect({ to }: { to: string }) {
 
 export function StartPage({ namespace }: { namespace: string | null | undefined }) {
   const { access } = usePermissions();
-  const namespaces = useNamespaces(namespace === null);
   if (namespace === undefined) return <Loading label="Finding your namespaces…" />;
   if (namespace === null) {
     return (
-      <>
-        <ErrorNote error={namespaces.error} />
-        <EmptyState title="No namespace to work in yet">
-          <p>
-            You are signed in, but you have no role on any namespace. An administrator can give you one, by a rule in
-            the server's configuration or by a role binding.
-          </p>
-          <p>
-            <Link to={paths.access()}>See your access</Link>
-          </p>
-        </EmptyState>
-      </>
+      <EmptyState title="No namespace to work in yet">
+        <p>
+          You are signed in, but you have no role on any namespace. An administrator can give you one, by a rule in the
+          server's configuration or by a role binding.
+        </p>
+        <p>
+          <Link to={paths.access()}>See your access</Link>
+        </p>
+      </EmptyState>
     );
   }
   const section = startSection(access, namespace);

@@ -22,7 +22,7 @@ function usePaletteItems(ns: string, open: boolean): PaletteItem[] {
   // Read only while open; a namespace-scoped token may not list namespaces at all.
   const flags = useFlags(ns, open && mayRead);
   const segments = useSegments(ns, open && mayRead);
-  const namespaces = useNamespaces(open && !scope);
+  const namespaces = useNamespaces(open && !scope && permissions.canSomewhere('read'));
   return useMemo(() => {
     if (!open) return [];
     const page = (id: string, label: string, to: string, allowed: boolean): PaletteItem[] =>
