@@ -45,8 +45,14 @@ function UnknownNamespace({ namespace }: { namespace: string }) {
   if (!inUrl || exists !== false || role === undefined || role === 'client') return null;
   return (
     <p className="warning" role="alert">
-      There is no namespace "{namespace}". Pick one in the namespace menu, or{' '}
-      <Link to={paths.namespaces()}>create it</Link>.
+      There is no namespace "{namespace}"{access.source === 'roles' ? ' you may read' : ''}. Pick one in the namespace
+      menu
+      {permissions.can('create-namespace', namespace) ? (
+        <>
+          , or <Link to={paths.namespaces()}>create it</Link>
+        </>
+      ) : null}
+      .
     </p>
   );
 }
