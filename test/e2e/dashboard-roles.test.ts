@@ -172,6 +172,8 @@ suite(title('dashboard: what each role may do'), () => {
       await page
         .getByText('Reading flags and segments needs the viewer role on namespace "prod"; your role there is client.')
         .waitFor();
+      await page.getByRole('heading', { level: 1, name: 'Flags' }).waitFor();
+      expect(await axeViolations(page)).toEqual([]);
       expect((await call(page, 'GET', '/api/v1/namespaces/prod/flags')).status).toBe(403);
       expect(browser.problems).toEqual([]);
       await page.close();
@@ -322,6 +324,7 @@ suite(title('dashboard: what each role may do'), () => {
     async () => {
       const page = await signIn('nora');
       await page.getByText('No namespace to work in yet').waitFor();
+      expect(await axeViolations(page)).toEqual([]);
       expect(await navLinks(page)).toEqual(['My access']);
       await page.getByRole('link', { name: 'See your access' }).click();
       await page.getByText('No roles', { exact: true }).waitFor();

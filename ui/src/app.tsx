@@ -86,7 +86,7 @@ function Guarded({ match }: { match: NonNullable<ReturnType<typeof resolve>> }) 
       : permissions.reason(need.action, match.ns);
   if (!why) return <>{match.node}</>;
   return (
-    <NotAllowedPage title={`${match.title}: not available to you`} reason={why}>
+    <NotAllowedPage title={match.title} reason={why}>
       <p>
         <Link to={paths.access()}>See what you may do</Link>
       </p>

@@ -2,6 +2,7 @@
 // fieldset that keeps a form readable but switched off.
 
 import type { ReactNode } from 'react';
+import { PageHeader } from './page-header.js';
 
 /** The reason an action is not offered, said once where the action would be. */
 export function NotAllowedNote({ reason }: { reason: string | undefined }) {
@@ -23,15 +24,18 @@ export function ReadOnlyWhen({ reason, children }: { reason: string | undefined;
   );
 }
 
-/** A page the caller may not open: what it needs instead. */
+/** A page the caller may not open: its heading, and what it needs instead. */
 export function NotAllowedPage({ title, reason, children }: { title: string; reason: string; children?: ReactNode }) {
   return (
-    <div className="empty-state not-allowed-page">
-      <p className="empty-title">{title}</p>
-      <div className="empty-body">
-        <p>{reason}</p>
-        {children}
+    <>
+      <PageHeader title={title} />
+      <div className="empty-state not-allowed-page">
+        <p className="empty-title">Not available to you</p>
+        <div className="empty-body">
+          <p>{reason}</p>
+          {children}
+        </div>
       </div>
-    </div>
+    </>
   );
 }

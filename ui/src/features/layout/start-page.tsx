@@ -7,6 +7,7 @@ import { useEffect } from 'react';
 import { useNamespaces } from '../../api/queries.js';
 import { EmptyState } from '../../components/empty-state.js';
 import { Loading } from '../../components/loading.js';
+import { PageHeader } from '../../components/page-header.js';
 import { canSomewhere, startNamespace, startSection } from '../../lib/permissions.js';
 import { Link, navigate, paths } from '../../lib/router.js';
 import { useAuth } from '../auth/auth-context.js';
@@ -39,26 +40,32 @@ export function StartPage({ namespace }: { namespace: string | null | undefined 
   if (namespace === undefined) return <Loading label="Finding your namespaces…" />;
   if (namespace === null) {
     return (
-      <EmptyState title="No namespace to work in yet">
-        <p>
-          You are signed in, but you have no role on any namespace. An administrator can give you one, by a rule in the
-          server's configuration or by a role binding.
-        </p>
-        <p>
-          <Link to={paths.access()}>See your access</Link>
-        </p>
-      </EmptyState>
+      <>
+        <PageHeader title="Welcome to Vexil" />
+        <EmptyState title="No namespace to work in yet">
+          <p>
+            You are signed in, but you have no role on any namespace. An administrator can give you one, by a rule in
+            the server's configuration or by a role binding.
+          </p>
+          <p>
+            <Link to={paths.access()}>See your access</Link>
+          </p>
+        </EmptyState>
+      </>
     );
   }
   const section = startSection(access, namespace);
   if (section === 'flags') return <Redirect to={paths.flags(namespace)} />;
   if (section === 'console') return <Redirect to={paths.console(namespace)} />;
   return (
-    <EmptyState title={`Nothing to open in namespace "${namespace}"`}>
-      <p>You have no role on this namespace that lets you read or evaluate its flags.</p>
-      <p>
-        <Link to={paths.access()}>See your access</Link>
-      </p>
-    </EmptyState>
+    <>
+      <PageHeader title={`Namespace ${namespace}`} />
+      <EmptyState title={`Nothing to open in namespace "${namespace}"`}>
+        <p>You have no role on this namespace that lets you read or evaluate its flags.</p>
+        <p>
+          <Link to={paths.access()}>See your access</Link>
+        </p>
+      </EmptyState>
+    </>
   );
 }
