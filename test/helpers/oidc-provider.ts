@@ -15,6 +15,8 @@ export interface TestAccount {
   name?: string;
   picture?: string;
   profile?: string;
+  /** A list claim, as identity providers send group membership (roles by claim, issue 41). */
+  groups?: string[];
 }
 
 export interface TestProvider {
@@ -45,7 +47,8 @@ export async function startOidcProvider(options: {
         response_types: ['code'],
       },
     ],
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'picture', 'profile'] },
+    // `groups` travels with `profile` here, so a test's accounts carry it without asking for another scope.
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'picture', 'profile', 'groups'] },
     // The claims in the ID token itself, which is what Flipt (and Vexil) read.
     conformIdTokenClaims: false,
     findAccount: (_ctx, id) => ({

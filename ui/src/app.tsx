@@ -3,8 +3,11 @@
 import { type ReactNode, useEffect, useRef } from 'react';
 import { EmptyState } from './components/empty-state.js';
 import { Loading } from './components/loading.js';
+import { NotAllowedPage } from './components/not-allowed.js';
+import { MyAccessPage } from './features/access/my-access-page.js';
 import { useAuth } from './features/auth/auth-context.js';
 import { LoginDialog, LoginScreen } from './features/auth/login-screen.js';
+import { usePermissions } from './features/auth/use-permissions.js';
 import { ConsolePage } from './features/console/console-page.js';
 import { FlagPage } from './features/flags/flag-page.js';
 import { FlagsPage } from './features/flags/flags-page.js';
@@ -12,62 +15,83 @@ import { NewFlagPage } from './features/flags/new-flag-page.js';
 import { ActivityPage } from './features/history/activity-page.js';
 import { AppShell } from './features/layout/app-shell.js';
 import { lastNamespace, namespaceFromPath } from './features/layout/current-namespace.js';
+import { StartPage, useWorkingNamespace } from './features/layout/start-page.js';
 import { NamespacesPage } from './features/namespaces/namespaces-page.js';
+import { RoleBindingsPage } from './features/role-bindings/role-bindings-page.js';
 import { NewSegmentPage } from './features/segments/new-segment-page.js';
 import { SegmentPage } from './features/segments/segment-page.js';
 import { SegmentsPage } from './features/segments/segments-page.js';
 import { TokensPage } from './features/tokens/tokens-page.js';
 import { focusPageHeading } from './lib/focus.js';
+import type { Action } from './lib/permissions.js';
 import { Link, matchPath, navigate, paths, useLocation } from './lib/router.js';
 
 type Params = Record<string, string>;
-const routes: [string, (p: Params) => ReactNode, string][] = [
-  ['/namespaces/:ns/flags', (p) => <FlagsPage ns={p.ns as string} />, 'Flags'],
-  ['/namespaces/:ns/flags/new', (p) => <NewFlagPage ns={p.ns as string} />, 'New flag'],
-  [
-    '/namespaces/:ns/flags/:key',
-    (p) => <FlagPage key={p.key} ns={p.ns as string} flagKey={p.key as string} tab="details" />,
-    'Flag',
-  ],
-  [
-    '/namespaces/:ns/flags/:key/rules',
-    (p) => <FlagPage key={p.key} ns={p.ns as string} flagKey={p.key as string} tab="rules" />,
-    'Rules',
-  ],
-  [
-    '/namespaces/:ns/flags/:key/rollouts',
-    (p) => <FlagPage key={p.key} ns={p.ns as string} flagKey={p.key as string} tab="rollouts" />,
-    'Rollouts',
-  ],
-  [
-    '/namespaces/:ns/flags/:key/history',
-    (p) => <FlagPage key={p.key} ns={p.ns as string} flagKey={p.key as string} tab="history" />,
-    'Flag history',
-  ],
-  ['/namespaces/:ns/segments', (p) => <SegmentsPage ns={p.ns as string} />, 'Segments'],
-  ['/namespaces/:ns/segments/new', (p) => <NewSegmentPage ns={p.ns as string} />, 'New segment'],
+/**
+ * What a page needs (issue 41): an action in the URL's namespace, or (`across`) somewhere; without it
+ * the page says what is missing instead of showing the server's refusals.
+ */
+type Need = { action: Action; across?: true };
+const read: Need = { action: 'read' };
+const edit: Need = { action: 'edit' };
+const flagPage = (tab: 'details' | 'rules' | 'rollouts' | 'history') => (p: Params) => (
+  <FlagPage key={p.key} ns={p.ns as string} flagKey={p.key as string} tab={tab} />
+);
+const routes: [string, (p: Params) => ReactNode, string, Need?][] = [
+  ['/namespaces/:ns/flags', (p) => <FlagsPage ns={p.ns as string} />, 'Flags', read],
+  ['/namespaces/:ns/flags/new', (p) => <NewFlagPage ns={p.ns as string} />, 'New flag', edit],
+  ['/namespaces/:ns/flags/:key', flagPage('details'), 'Flag', read],
+  ['/namespaces/:ns/flags/:key/rules', flagPage('rules'), 'Rules', read],
+  ['/namespaces/:ns/flags/:key/rollouts', flagPage('rollouts'), 'Rollouts', read],
+  ['/namespaces/:ns/flags/:key/history', flagPage('history'), 'Flag history', read],
+  ['/namespaces/:ns/segments', (p) => <SegmentsPage ns={p.ns as string} />, 'Segments', read],
+  ['/namespaces/:ns/segments/new', (p) => <NewSegmentPage ns={p.ns as string} />, 'New segment', edit],
   [
     '/namespaces/:ns/segments/:key',
     (p) => <SegmentPage key={p.key} ns={p.ns as string} segmentKey={p.key as string} />,
     'Segment',
+    read,
   ],
   [
     '/namespaces/:ns/segments/:key/history',
     (p) => <SegmentPage key={p.key} ns={p.ns as string} segmentKey={p.key as string} tab="history" />,
     'Segment history',
+    read,
   ],
-  ['/namespaces/:ns/activity', (p) => <ActivityPage key={p.ns} ns={p.ns as string} />, 'Activity'],
-  ['/namespaces/:ns/console', (p) => <ConsolePage key={p.ns} ns={p.ns as string} />, 'Console'],
+  ['/namespaces/:ns/activity', (p) => <ActivityPage key={p.ns} ns={p.ns as string} />, 'Activity', read],
+  ['/namespaces/:ns/console', (p) => <ConsolePage key={p.ns} ns={p.ns as string} />, 'Console', { action: 'evaluate' }],
   ['/settings/namespaces', () => <NamespacesPage />, 'Namespaces'],
-  ['/settings/tokens', () => <TokensPage />, 'API tokens'],
+  ['/settings/tokens', () => <TokensPage />, 'API tokens', { action: 'tokens', across: true }],
+  ['/settings/roles', () => <RoleBindingsPage />, 'Role bindings', { action: 'role-bindings', across: true }],
+  ['/settings/access', () => <MyAccessPage />, 'My access'],
 ];
 
-function resolve(pathname: string): { node: ReactNode; title: string } | null {
-  for (const [pattern, render, title] of routes) {
+function resolve(pathname: string): { node: ReactNode; title: string; need?: Need; ns?: string } | null {
+  for (const [pattern, render, title, need] of routes) {
     const params = matchPath(pattern, pathname);
-    if (params) return { node: render(params), title };
+    if (params)
+      return { node: render(params), title, ...(need ? { need } : {}), ...(params.ns ? { ns: params.ns } : {}) };
   }
   return null;
+}
+
+/** The page, or what it needs when the caller lacks it. */
+function Guarded({ match }: { match: NonNullable<ReturnType<typeof resolve>> }) {
+  const permissions = usePermissions();
+  const need = match.need;
+  const why = !need
+    ? undefined
+    : need.across || match.ns === undefined
+      ? permissions.reasonEverywhere(need.action)
+      : permissions.reason(need.action, match.ns);
+  if (!why) return <>{match.node}</>;
+  return (
+    <NotAllowedPage title={match.title} reason={why}>
+      <p>
+        <Link to={paths.access()}>See what you may do</Link>
+      </p>
+    </NotAllowedPage>
+  );
 }
 
 function Redirect({ to }: { to: string }) {
@@ -81,7 +105,11 @@ export function App() {
   const fromPath = namespaceFromPath(pathname);
   // A namespace-scoped token works in its namespace only; otherwise the URL's, else the last one
   // that was seen to exist (AppShell remembers it once the namespace list confirms it).
-  const ns = auth.scope ?? fromPath ?? lastNamespace();
+  const preferred = auth.scope ?? fromPath ?? lastNamespace();
+  // With roles, the remembered namespace (or `default`) may be one the caller cannot use: the first
+  // it may use instead, once the namespace list has said which (start-page.tsx).
+  const working = useWorkingNamespace(preferred, Boolean(auth.scope ?? fromPath));
+  const ns = working ?? preferred;
 
   const shownPath = useRef(pathname);
   useEffect(() => {
@@ -96,21 +124,25 @@ export function App() {
     document.title = title ? `${title} · Vexil` : 'Vexil';
   }, [title]);
 
-  if (auth.required === undefined) return <Loading label="Connecting to Vexil…" />;
+  if (auth.required === undefined || (auth.access === undefined && !auth.needLogin)) {
+    return <Loading label="Connecting to Vexil…" />;
+  }
   // Never signed in (or signed out): the sign-in page. A token rejected mid-session: a sign-in
   // dialog over the page (below), which keeps whatever the operator was doing.
   if (auth.needLogin && !auth.reason) return <LoginScreen />;
 
-  if (pathname === '/' || pathname === '') return <Redirect to={paths.flags(ns)} />;
-  if (/^\/namespaces\/[^/]+\/?$/.test(pathname)) return <Redirect to={paths.flags(ns)} />;
+  const start = pathname === '/' || pathname === '' || /^\/namespaces\/[^/]+\/?$/.test(pathname);
+  if (start && auth.access?.source !== 'roles') return <Redirect to={paths.flags(ns)} />;
   if (auth.scope && (fromPath ? fromPath !== auth.scope : pathname.startsWith('/settings/')))
     return <Redirect to={paths.flags(auth.scope)} />;
 
   return (
     <>
       <AppShell namespace={ns}>
-        {match ? (
-          match.node
+        {start ? (
+          <StartPage namespace={working} />
+        ) : match ? (
+          <Guarded match={match} />
         ) : (
           <EmptyState title="Page not found">
             <p>

@@ -97,6 +97,8 @@ export interface TokenInput {
   description?: string;
   expiresAt?: string;
   namespaceKey?: string;
+  /** The token's roles (issue 41); none: today's meaning, everything within its namespace scope. */
+  roles?: { role: string; namespace: string }[];
 }
 export const createToken = (input: TokenInput) =>
   request<CreatedToken>('POST', '/auth/v1/method/token', { body: input });
@@ -377,6 +379,11 @@ export interface ImportResult {
 export interface ImportOptions {
   skipExisting?: boolean;
   dryRun?: boolean;
+  /**
+   * The namespace the document is for, checked before the body is read (issue 41): without it the
+   * server checks `default`, which a caller with roles elsewhere may not write to.
+   */
+  namespaceKey?: string | undefined;
 }
 
 /** The namespace as a Flipt document (YAML unless asked for JSON). */
@@ -389,5 +396,9 @@ export const importDocument = (text: string, contentType: string, options: Impor
   requestText('POST', '/api/v1/import', {
     body: { text, contentType },
     accept: 'application/json',
-    query: { skip_existing: options.skipExisting || undefined, dry_run: options.dryRun || undefined },
+    query: {
+      skip_existing: options.skipExisting || undefined,
+      dry_run: options.dryRun || undefined,
+      namespace_key: options.namespaceKey || undefined,
+    },
   }).then((answer) => JSON.parse(answer) as ImportResult);

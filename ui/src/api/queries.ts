@@ -13,6 +13,7 @@ export const keys = {
   segments: (ns: string) => ['segments', ns] as const,
   segment: (ns: string, key: string) => ['segment', ns, key] as const,
   tokens: ['tokens'] as const,
+  roleBindings: ['role-bindings'] as const,
 };
 
 export const useNamespaces = (enabled = true) =>

@@ -135,4 +135,6 @@ export const paths = {
     `/namespaces/${encodeURIComponent(ns)}/console${flagKey ? `?flag=${encodeURIComponent(flagKey)}` : ''}`,
   namespaces: () => '/settings/namespaces',
   tokens: () => '/settings/tokens',
+  roleBindings: () => '/settings/roles',
+  access: () => '/settings/access',
 };

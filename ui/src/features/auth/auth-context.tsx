@@ -7,6 +7,7 @@ import { createContext, type ReactNode, useCallback, useContext, useEffect, useM
 import { expireSelf, getMetaInfo, getSelf } from '../../api/api.js';
 import { ApiError, getScope, getToken, onUnauthorized, setScope, setToken } from '../../api/client.js';
 import type { Authentication } from '../../api/types.js';
+import { type Access, accessOf } from '../../lib/permissions.js';
 
 const SCOPE_METADATA = 'io.flipt.auth.token.namespace';
 
@@ -29,6 +30,10 @@ export interface AuthState {
   scope?: string;
   /** The person signed in through a sign-in method (OIDC, GitHub): their session is a cookie. */
   person?: Person;
+  /** Who the server says the caller is (GET /auth/v1/self); null: nobody (not required, or not signed in). */
+  self?: Authentication | null;
+  /** What the caller may do (lib/permissions.ts); undefined until the server has said who it is. */
+  access?: Access;
   login(token: string): Promise<void>;
   logout(): void;
 }
@@ -73,6 +78,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const [person, setPerson] = useState<Person | undefined>();
   const [hasToken, setHasToken] = useState(() => Boolean(getToken()));
   const [scope, setScopeState] = useState<string | undefined>(() => getScope() ?? undefined);
+  const [self, setSelf] = useState<Authentication | null | undefined>(undefined);
 
   // A token kept from before a reload: ask again which namespace it is limited to (it may have
   // been signed in before the dashboard knew about scopes).
@@ -80,17 +86,21 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     if (!getToken()) {
       // No token in this tab: perhaps a session cookie from signing in (OIDC, GitHub).
       getSelf()
-        .then((self) => setPerson(personOf(self)))
-        .catch(() => {});
+        .then((found) => {
+          setPerson(personOf(found));
+          setSelf(found);
+        })
+        .catch(() => setSelf(null));
       return;
     }
     getSelf()
-      .then((self) => {
-        const s = scopeOf(self);
+      .then((found) => {
+        const s = scopeOf(found);
         setScope(s);
         setScopeState(s ?? undefined);
+        setSelf(found);
       })
-      .catch(() => {});
+      .catch(() => setSelf(null));
   }, []);
 
   useEffect(() => {
@@ -127,9 +137,9 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     async (token: string) => {
       const trimmed = token.trim();
       if (!trimmed) throw new ApiError(0, { message: 'Enter a token.' });
-      let self: Authentication | undefined;
+      let found: Authentication | undefined;
       try {
-        self = await getSelf(trimmed);
+        found = await getSelf(trimmed);
       } catch (err) {
         if (err instanceof ApiError && err.status === 401) {
           throw new ApiError(401, {
@@ -142,7 +152,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         if (!(err instanceof ApiError) || err.status === 0) throw err;
       }
       setToken(trimmed);
-      const s = scopeOf(self);
+      setSelf(found ?? null);
+      const s = scopeOf(found);
       setScope(s);
       setScopeState(s ?? undefined);
       setHasToken(true);
@@ -159,6 +170,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       expireSelf().catch(() => {});
       setPerson(undefined);
     }
+    setSelf(null);
     setToken(null);
     setScope(null);
     setScopeState(undefined);
@@ -170,9 +182,23 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     }
   }, [queryClient, required, person]);
 
+  // Unknown until the server answers who the caller is; nobody known then means no limits to mirror
+  // (authentication not required), or the sign-in prompt is up anyway.
+  const access = useMemo(() => (self === undefined ? undefined : accessOf(self)), [self]);
   const value = useMemo<AuthState>(
-    () => ({ required, needLogin, reason, hasToken, scope, ...(person ? { person } : {}), login, logout }),
-    [required, needLogin, reason, hasToken, scope, person, login, logout],
+    () => ({
+      required,
+      needLogin,
+      reason,
+      hasToken,
+      scope,
+      ...(person ? { person } : {}),
+      ...(self !== undefined ? { self } : {}),
+      ...(access ? { access } : {}),
+      login,
+      logout,
+    }),
+    [required, needLogin, reason, hasToken, scope, person, self, access, login, logout],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }

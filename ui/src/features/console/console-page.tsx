@@ -12,14 +12,20 @@ import { type KeyValue, KeyValueRows, rowsToRecord } from '../../components/key-
 import { PageHeader } from '../../components/page-header.js';
 import { Link, paths, useLocation } from '../../lib/router.js';
 import { useAuth } from '../auth/auth-context.js';
+import { usePermissions } from '../auth/use-permissions.js';
 import { contextFromJson, contextToJson, recordToRows } from './context-json.js';
 import { curlCommand } from './curl.js';
 import { EvaluationResult } from './evaluation-result.js';
 import type { EvaluationOutcome } from './summary.js';
 
+type FlagKind = 'BOOLEAN_FLAG_TYPE' | 'VARIANT_FLAG_TYPE';
+
 export function ConsolePage({ ns }: { ns: string }) {
   const { search } = useLocation();
-  const flags = useFlags(ns);
+  // A client may evaluate but not list flags (issue 41): then the key is typed and its type chosen.
+  const readable = usePermissions().can('read', ns);
+  const flags = useFlags(ns, readable);
+  const [kind, setKind] = useState<FlagKind>('BOOLEAN_FLAG_TYPE');
   const listId = useId();
   const flagInputId = useId();
   const [flagKey, setFlagKey] = useState(search.get('flag') ?? '');
@@ -34,7 +40,9 @@ export function ConsolePage({ ns }: { ns: string }) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
 
-  const flag = useMemo(() => flags.data?.find((f) => f.key === flagKey.trim()), [flags.data, flagKey]);
+  const listed = useMemo(() => flags.data?.find((f) => f.key === flagKey.trim()), [flags.data, flagKey]);
+  const typed = flagKey.trim() ? { key: flagKey.trim(), type: kind, name: '' } : undefined;
+  const flag = readable ? listed : typed;
   const [flagTouched, setFlagTouched] = useState(false);
   const flagIssue =
     flagKey.trim() && flags.data && !flag
@@ -115,7 +123,7 @@ export function ConsolePage({ ns }: { ns: string }) {
               list={listId}
               value={flagKey}
               onChange={(e) => setFlagKey(e.target.value)}
-              placeholder={flags.isPending ? 'Loading flags…' : 'Type to search flag keys'}
+              placeholder={!readable ? 'The flag key' : flags.isPending ? 'Loading flags…' : 'Type to search flag keys'}
               autoComplete="off"
               aria-invalid={flagIssue ? true : undefined}
               aria-describedby={`${flagInputId}-hint`}
@@ -129,7 +137,9 @@ export function ConsolePage({ ns }: { ns: string }) {
               ))}
             </datalist>
             <p className="hint" id={`${flagInputId}-hint`}>
-              {flag ? (
+              {!readable ? (
+                (flagIssue ?? `You may evaluate flags of namespace ${ns} but not list them: type the key.`)
+              ) : flag ? (
                 <>
                   {flag.type === 'BOOLEAN_FLAG_TYPE' ? 'Boolean flag' : 'Variant flag'}: {flag.name} ·{' '}
                   <Link to={paths.flag(ns, flag.key)}>open</Link>
@@ -140,6 +150,29 @@ export function ConsolePage({ ns }: { ns: string }) {
             </p>
           </div>
           <ErrorNote error={flags.error} />
+          {readable ? null : (
+            <fieldset className="radio-row">
+              <legend>Flag type</legend>
+              <label className="check">
+                <input
+                  type="radio"
+                  name="flag-kind"
+                  checked={kind === 'BOOLEAN_FLAG_TYPE'}
+                  onChange={() => setKind('BOOLEAN_FLAG_TYPE')}
+                />
+                Boolean
+              </label>
+              <label className="check">
+                <input
+                  type="radio"
+                  name="flag-kind"
+                  checked={kind === 'VARIANT_FLAG_TYPE'}
+                  onChange={() => setKind('VARIANT_FLAG_TYPE')}
+                />
+                Variant
+              </label>
+            </fieldset>
+          )}
           <TextField
             label="Entity ID"
             value={entityId}

@@ -11,11 +11,13 @@ import { DateTime } from '../../components/date-time.js';
 import { EmptyState } from '../../components/empty-state.js';
 import { ErrorNote } from '../../components/error-note.js';
 import { Loading } from '../../components/loading.js';
+import { NotAllowedNote, ReadOnlyWhen } from '../../components/not-allowed.js';
 import { useNotify } from '../../components/notices.js';
 import { PageHeader } from '../../components/page-header.js';
 import { Tabs } from '../../components/tabs.js';
 import { Link, navigate, paths } from '../../lib/router.js';
 import { useAuth } from '../auth/auth-context.js';
+import { usePermissions } from '../auth/use-permissions.js';
 import { FlagHistory } from '../history/history-tab.js';
 import { RolloutsTab } from '../rollouts/rollouts-tab.js';
 import { RulesTab } from '../rules/rules-tab.js';
@@ -41,6 +43,9 @@ export function FlagPage({
   useNamespaceChanges(ns, needLogin);
   const queryClient = useQueryClient();
   const notify = useNotify();
+  const permissions = usePermissions();
+  // Without the editor role the flag is shown read-only, with the reason once (issue 41).
+  const editWhy = permissions.reason('edit', ns);
 
   if (flag.isPending) return <Loading label="Loading flag…" />;
   if (flag.error) {
@@ -77,32 +82,39 @@ export function FlagPage({
         crumbs={[{ label: 'Flags', to: paths.flags(ns) }]}
         actions={
           <>
-            <Link to={paths.console(ns, f.key)} className="btn">
-              Try in console
-            </Link>
-            <CopyToNamespace kind="flag" ns={ns} itemKey={f.key} />
-            <DeleteButton
-              label="Delete flag"
-              title={`Delete flag "${f.key}"?`}
-              onConfirm={async () => {
-                await api.deleteFlag(ns, f.key);
-                queryClient.removeQueries({ queryKey: keys.flag(ns, f.key) });
-                await queryClient.invalidateQueries({ queryKey: keys.flags(ns) });
-                notify(`Flag "${f.key}" deleted`);
-                navigate(paths.flags(ns));
-              }}
-            >
-              <p>
-                Its variants and {boolean ? 'rollouts' : 'rules'} are deleted. Applications asking for{' '}
-                <code>{f.key}</code> will get "not found". You can restore it, with its variants and{' '}
-                {boolean ? 'rollouts' : 'rules'}, by reverting the deletion in Activity.
-              </p>
-            </DeleteButton>
+            {permissions.can('evaluate', ns) ? (
+              <Link to={paths.console(ns, f.key)} className="btn">
+                Try in console
+              </Link>
+            ) : null}
+            {permissions.canSomewhere('edit') ? <CopyToNamespace kind="flag" ns={ns} itemKey={f.key} /> : null}
+            {editWhy ? null : (
+              <DeleteButton
+                label="Delete flag"
+                title={`Delete flag "${f.key}"?`}
+                onConfirm={async () => {
+                  await api.deleteFlag(ns, f.key);
+                  queryClient.removeQueries({ queryKey: keys.flag(ns, f.key) });
+                  await queryClient.invalidateQueries({ queryKey: keys.flags(ns) });
+                  notify(`Flag "${f.key}" deleted`);
+                  navigate(paths.flags(ns));
+                }}
+              >
+                <p>
+                  Its variants and {boolean ? 'rollouts' : 'rules'} are deleted. Applications asking for{' '}
+                  <code>{f.key}</code> will get "not found". You can restore it, with its variants and{' '}
+                  {boolean ? 'rollouts' : 'rules'}, by reverting the deletion in Activity.
+                </p>
+              </DeleteButton>
+            )}
           </>
         }
       />
+      <NotAllowedNote reason={editWhy} />
       <div className="flag-summary card">
-        <FlagEnabledToggle flag={f} />
+        <ReadOnlyWhen reason={editWhy}>
+          <FlagEnabledToggle flag={f} />
+        </ReadOnlyWhen>
         <dl className="facts">
           <div>
             <dt>Key</dt>
@@ -133,15 +145,19 @@ export function FlagPage({
       />
       {tab === 'history' ? (
         <FlagHistory ns={ns} flag={f} />
-      ) : tab === 'details' ? (
-        <div className="stack">
-          <FlagDetailsForm flag={f} />
-          {boolean ? null : <VariantsSection flag={f} />}
-        </div>
-      ) : boolean ? (
-        <RolloutsTab flag={f} />
       ) : (
-        <RulesTab flag={f} />
+        <ReadOnlyWhen reason={editWhy}>
+          {tab === 'details' ? (
+            <div className="stack">
+              <FlagDetailsForm flag={f} />
+              {boolean ? null : <VariantsSection flag={f} />}
+            </div>
+          ) : boolean ? (
+            <RolloutsTab flag={f} />
+          ) : (
+            <RulesTab flag={f} />
+          )}
+        </ReadOnlyWhen>
       )}
     </>
   );

@@ -9,18 +9,21 @@ import { EmptyState } from '../../components/empty-state.js';
 import { ErrorNote } from '../../components/error-note.js';
 import { TextField } from '../../components/field.js';
 import { Loading } from '../../components/loading.js';
+import { NotAllowedNote } from '../../components/not-allowed.js';
 import { PageHeader } from '../../components/page-header.js';
 import { Pagination } from '../../components/pagination.js';
 import { ariaSort, SortButton } from '../../components/sort-header.js';
 import { plural } from '../../lib/format.js';
 import { formatSort, parseSort, type Sort, sortItems } from '../../lib/list-sort.js';
 import { Link, paths, setSearchParams, useLocation } from '../../lib/router.js';
+import { usePermissions } from '../auth/use-permissions.js';
 import { FirstRunSnippets } from './first-run-snippets.js';
 import { FlagStateBadge, TypeBadge } from './flag-badges.js';
 import { type EnabledFilter, filterFlags, indexFlags, type TypeFilter } from './flag-filter.js';
 
 export function FlagsPage({ ns }: { ns: string }) {
   const flags = useFlags(ns);
+  const editWhy = usePermissions().reason('edit', ns);
   const { search } = useLocation();
   const q = search.get('q') ?? '';
   const type = (search.get('type') ?? '') as TypeFilter;
@@ -46,11 +49,14 @@ export function FlagsPage({ ns }: { ns: string }) {
       <PageHeader
         title="Flags"
         actions={
-          <Link to={paths.newFlag(ns)} className="btn btn-primary">
-            New flag
-          </Link>
+          editWhy ? null : (
+            <Link to={paths.newFlag(ns)} className="btn btn-primary">
+              New flag
+            </Link>
+          )
         }
       />
+      <NotAllowedNote reason={editWhy} />
       <search className="filters" aria-label="Filter flags">
         <TextField
           label="Search"
@@ -89,9 +95,11 @@ export function FlagsPage({ ns }: { ns: string }) {
       {flags.data && flags.data.length === 0 ? (
         <EmptyState title="No flags in this namespace yet">
           <p>Flags turn features on and off, or choose between variants, without a deploy.</p>
-          <Link to={paths.newFlag(ns)} className="btn btn-primary">
-            Create the first flag
-          </Link>
+          {editWhy ? null : (
+            <Link to={paths.newFlag(ns)} className="btn btn-primary">
+              Create the first flag
+            </Link>
+          )}
           <FirstRunSnippets ns={ns} />
         </EmptyState>
       ) : null}

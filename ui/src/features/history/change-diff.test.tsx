@@ -125,6 +125,11 @@ describe('labels', () => {
     ],
     [{ resourceType: 'namespace', resourceKey: 'shop', action: 'created' }, 'Namespace "shop" created', true],
     [{ resourceType: 'token', resourceKey: 't9', namespaceKey: undefined, action: 'deleted' }, 'Token deleted', false],
+    [
+      { resourceType: 'role_binding', resourceKey: 'b1', action: 'created', after: { id: 'b1', role: 'viewer' } },
+      'Role binding giving "viewer" created',
+      false,
+    ],
   ])('%j reads "%s" (revertible: %s)', (overrides, summary, revertible) => {
     const c = change(overrides);
     expect(changeSummary(c)).toBe(summary);

@@ -8,6 +8,7 @@ import { EmptyState } from '../../components/empty-state.js';
 import { ErrorNote } from '../../components/error-note.js';
 import { Loading } from '../../components/loading.js';
 import { Link, paths } from '../../lib/router.js';
+import { usePermissions } from '../auth/use-permissions.js';
 import { ChangeDiff } from './change-diff.js';
 import { actorLabel, canRevert, changeOwner, changeSummary } from './describe.js';
 import type { DiffContext } from './diff.js';
@@ -155,6 +156,8 @@ function ChangeItem({
 }) {
   const owner = changeOwner(change);
   const ns = change.namespaceKey;
+  // Reverting is editing (issue 41): offered only with the editor role on the change's namespace.
+  const mayRevert = usePermissions().can('revert', ns || 'default');
   return (
     <li className="list-item change-item" id={`change-${change.id}`} tabIndex={-1} data-change-id={change.id}>
       <div className="row-between">
@@ -181,7 +184,7 @@ function ChangeItem({
             ) : null}
           </p>
         </div>
-        {canRevert(change) ? <RevertButton change={change} context={context} /> : null}
+        {canRevert(change) && mayRevert ? <RevertButton change={change} context={context} /> : null}
       </div>
       {folded ? (
         <details className="change-details">

@@ -29,6 +29,7 @@ const NOUNS: Record<string, string> = {
   distribution: 'Distribution',
   rollout: 'Rollout',
   token: 'Token',
+  role_binding: 'Role binding',
 };
 
 export const RESOURCE_TYPES = Object.keys(NOUNS);
@@ -52,6 +53,10 @@ export function resourceName(change: Change, ctx: DiffContext = {}): string {
   if (typeof key === 'string' && key) return `"${key}"`;
   const rank = field(state, 'rank');
   if (typeof rank === 'number') return `#${rank}`;
+  if (change.resourceType === 'role_binding') {
+    const role = field(state, 'role');
+    if (typeof role === 'string') return `giving "${role}"`;
+  }
   if (change.resourceType === 'constraint') {
     const property = field(state, 'property');
     if (typeof property === 'string') return `on "${property}"`;
@@ -109,7 +114,10 @@ export function changeOwner(change: Change): { kind: 'flag' | 'segment'; key: st
   }
 }
 
-/** The server refuses token reverts (no secret is kept to give back); the button is not offered for them. */
+/**
+ * The server refuses token reverts (no secret is kept to give back) and role binding reverts (who may
+ * grant is decided when granting); the button is not offered for them.
+ */
 export function canRevert(change: Change): boolean {
-  return change.namespaceKey !== undefined && change.resourceType !== 'token';
+  return change.namespaceKey !== undefined && change.resourceType !== 'token' && change.resourceType !== 'role_binding';
 }

@@ -4,8 +4,10 @@
 import { type ReactNode, useEffect, useState } from 'react';
 import { useServerReachable } from '../../api/connection.js';
 import { useNamespaces } from '../../api/queries.js';
+import { roleOn } from '../../lib/permissions.js';
 import { Link, paths, useLocation } from '../../lib/router.js';
 import { useAuth } from '../auth/auth-context.js';
+import { usePermissions } from '../auth/use-permissions.js';
 import { CommandPalette, PaletteButton } from '../palette/command-palette.js';
 import { PreferencesMenu } from '../preferences/preferences-menu.js';
 import { forgetNamespace, rememberNamespace } from './current-namespace.js';
@@ -27,19 +29,30 @@ function NavLink({ to, children, match }: { to: string; children: ReactNode; mat
  */
 function UnknownNamespace({ namespace }: { namespace: string }) {
   const { pathname } = useLocation();
-  const namespaces = useNamespaces();
+  const permissions = usePermissions();
+  const { access } = permissions;
+  const namespaces = useNamespaces(permissions.canSomewhere('read'));
   const inUrl = pathname.startsWith('/namespaces/');
   const exists = namespaces.data?.some((n) => n.key === namespace);
+  // With roles the list holds only the readable namespaces: one the caller may only evaluate in is
+  // not listed, and one it has no role on is none of its business (the page says what is missing).
+  const role = access.source === 'roles' ? roleOn(access, namespace) : 'admin';
   useEffect(() => {
     if (!inUrl || exists === undefined) return;
-    if (exists) rememberNamespace(namespace);
+    if (exists || role === 'client') rememberNamespace(namespace);
     else forgetNamespace(namespace);
-  }, [inUrl, exists, namespace]);
-  if (!inUrl || exists !== false) return null;
+  }, [inUrl, exists, namespace, role]);
+  if (!inUrl || exists !== false || role === undefined || role === 'client') return null;
   return (
     <p className="warning" role="alert">
-      There is no namespace "{namespace}". Pick one in the namespace menu, or{' '}
-      <Link to={paths.namespaces()}>create it</Link>.
+      There is no namespace "{namespace}"{access.source === 'roles' ? ' you may read' : ''}. Pick one in the namespace
+      menu
+      {permissions.can('create-namespace', namespace) ? (
+        <>
+          , or <Link to={paths.namespaces()}>create it</Link>
+        </>
+      ) : null}
+      .
     </p>
   );
 }
@@ -60,6 +73,8 @@ function ConnectionBanner({ reachable }: { reachable: boolean }) {
 
 export function AppShell({ namespace, children }: { namespace: string; children: ReactNode }) {
   const { required, hasToken, logout, scope, person } = useAuth();
+  const permissions = usePermissions();
+  const may = (action: 'read' | 'evaluate') => permissions.can(action, namespace);
   const reachable = useServerReachable();
   // At phone width the navigation folds behind a Menu button (styles.css), and folds again on a move.
   const [menuOpen, setMenuOpen] = useState(false);
@@ -98,26 +113,45 @@ export function AppShell({ namespace, children }: { namespace: string; children:
           )}
           <PaletteButton />
           <nav aria-label="Main" className="nav">
-            <NavLink to={paths.flags(namespace)} match={section('flags')}>
-              Flags
-            </NavLink>
-            <NavLink to={paths.segments(namespace)} match={section('segments')}>
-              Segments
-            </NavLink>
-            <NavLink to={paths.console(namespace)} match={section('console')}>
-              Console
-            </NavLink>
-            <NavLink to={paths.activity(namespace)} match={section('activity')}>
-              Activity
-            </NavLink>
-            {scope ? null : (
+            {/* Only what the caller may open here (issue 41); My access says why the rest is missing. */}
+            {may('read') ? (
+              <>
+                <NavLink to={paths.flags(namespace)} match={section('flags')}>
+                  Flags
+                </NavLink>
+                <NavLink to={paths.segments(namespace)} match={section('segments')}>
+                  Segments
+                </NavLink>
+              </>
+            ) : null}
+            {may('evaluate') ? (
+              <NavLink to={paths.console(namespace)} match={section('console')}>
+                Console
+              </NavLink>
+            ) : null}
+            {may('read') ? (
+              <NavLink to={paths.activity(namespace)} match={section('activity')}>
+                Activity
+              </NavLink>
+            ) : null}
+            {scope || !permissions.canSomewhere('read') ? null : (
               <NavLink to={paths.namespaces()} match={(p) => p.startsWith('/settings/namespaces')}>
                 Namespaces
               </NavLink>
             )}
-            {required && !scope ? (
+            {required && !scope && permissions.canSomewhere('tokens') ? (
               <NavLink to={paths.tokens()} match={(p) => p.startsWith('/settings/tokens')}>
                 API tokens
+              </NavLink>
+            ) : null}
+            {required && !scope && permissions.canSomewhere('role-bindings') ? (
+              <NavLink to={paths.roleBindings()} match={(p) => p.startsWith('/settings/roles')}>
+                Role bindings
+              </NavLink>
+            ) : null}
+            {required ? (
+              <NavLink to={paths.access()} match={(p) => p.startsWith('/settings/access')}>
+                My access
               </NavLink>
             ) : null}
           </nav>

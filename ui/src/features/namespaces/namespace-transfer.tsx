@@ -8,6 +8,7 @@ import { type FormEvent, type ReactNode, useId, useState } from 'react';
 import * as api from '../../api/api.js';
 import { ErrorNote } from '../../components/error-note.js';
 import { useNotify } from '../../components/notices.js';
+import { documentNamespace } from '../../lib/document-namespace.js';
 
 /** Offers `text` as a file download. */
 function download(text: string, fileName: string, type: string): void {
@@ -97,6 +98,8 @@ export function ExportButton({ namespaceKey }: { namespaceKey: string }) {
 export interface ImportDocument {
   text: string;
   contentType: string;
+  /** The namespace it imports into, when known (api.ImportOptions.namespaceKey). */
+  namespaceKey?: string | undefined;
 }
 
 /**
@@ -119,7 +122,11 @@ export function usePreviewedImport(
     try {
       const document = await documentOf();
       if (!document) return;
-      const result = await api.importDocument(document.text, document.contentType, { ...options, dryRun });
+      const result = await api.importDocument(document.text, document.contentType, {
+        ...options,
+        dryRun,
+        namespaceKey: document.namespaceKey,
+      });
       if (dryRun) setPreview(result);
       else {
         await queryClient.invalidateQueries();
@@ -183,9 +190,11 @@ export function ImportPanel({ onClose }: { onClose: () => void }) {
     reset();
     if (!chosen) return setFile(null);
     const json = chosen.name.toLowerCase().endsWith('.json');
+    const text = await chosen.text();
     setFile({
-      text: await chosen.text(),
+      text,
       contentType: json ? 'application/json' : 'application/yaml',
+      namespaceKey: documentNamespace(text),
       name: chosen.name,
     });
   };
@@ -253,6 +262,7 @@ export function CopyNamespaceForm({ source, onClose }: { source: string; onClose
     async () => ({
       text: await copiedDocument(source, key.trim(), name.trim() || key.trim()),
       contentType: 'application/json',
+      namespaceKey: key.trim(),
     }),
     {},
     () => {

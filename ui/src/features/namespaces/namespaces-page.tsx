@@ -10,9 +10,11 @@ import { DeleteButton } from '../../components/confirm-dialog.js';
 import { EmptyState } from '../../components/empty-state.js';
 import { ErrorNote } from '../../components/error-note.js';
 import { Loading } from '../../components/loading.js';
+import { NotAllowedNote } from '../../components/not-allowed.js';
 import { useNotify } from '../../components/notices.js';
 import { PageHeader } from '../../components/page-header.js';
 import { Link, paths } from '../../lib/router.js';
+import { usePermissions } from '../auth/use-permissions.js';
 import { NamespaceForm } from './namespace-form.js';
 import { CopyNamespaceForm, ExportButton, ImportPanel } from './namespace-transfer.js';
 
@@ -39,6 +41,11 @@ function NamespaceRow({
   const [force, setForce] = useState(false);
   const [copying, setCopying] = useState(false);
   const counts = useNamespaceCounts(namespace.key);
+  // Each action only for those whose roles allow it (issue 41); the others are not offered.
+  const permissions = usePermissions();
+  const mayChangeSettings = permissions.can('settings', namespace.key);
+  const mayCreate = permissions.can('create-namespace', namespace.key);
+  const mayDelete = permissions.can('delete-namespace', namespace.key);
   if (editing) {
     return (
       <li className="list-item">
@@ -73,25 +80,29 @@ function NamespaceRow({
           </p>
         </div>
         <div className="row-actions">
-          <button
-            type="button"
-            className="btn btn-small"
-            onClick={() => onEdit(namespace.key)}
-            aria-label={`Edit namespace ${namespace.key}`}
-          >
-            Edit
-          </button>
+          {mayChangeSettings ? (
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={() => onEdit(namespace.key)}
+              aria-label={`Edit namespace ${namespace.key}`}
+            >
+              Edit
+            </button>
+          ) : null}
           <ExportButton namespaceKey={namespace.key} />
-          <button
-            type="button"
-            className="btn btn-small"
-            onClick={() => setCopying(true)}
-            aria-label={`Copy namespace ${namespace.key}`}
-            aria-expanded={copying}
-          >
-            Copy
-          </button>
-          {namespace.protected ? null : (
+          {mayCreate ? (
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={() => setCopying(true)}
+              aria-label={`Copy namespace ${namespace.key}`}
+              aria-expanded={copying}
+            >
+              Copy
+            </button>
+          ) : null}
+          {namespace.protected || !mayDelete ? null : (
             <DeleteButton
               small
               label="Delete"
@@ -140,6 +151,9 @@ export function NamespacesPage() {
   const [creating, setCreating] = useState(false);
   const [importing, setImporting] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
+  const permissions = usePermissions();
+  const createWhy = permissions.reasonEverywhere('create-namespace');
+  const mayImport = permissions.canSomewhere('import');
 
   return (
     <>
@@ -147,12 +161,12 @@ export function NamespacesPage() {
         title="Namespaces"
         actions={
           <>
-            {importing ? null : (
+            {importing || !mayImport ? null : (
               <button type="button" className="btn" onClick={() => setImporting(true)}>
                 Import
               </button>
             )}
-            {creating ? null : (
+            {creating || createWhy ? null : (
               <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
                 New namespace
               </button>
@@ -163,6 +177,7 @@ export function NamespacesPage() {
       <p className="lead">
         Namespaces keep separate sets of flags and segments, for example one per team or environment.
       </p>
+      <NotAllowedNote reason={createWhy} />
       {importing ? <ImportPanel onClose={() => setImporting(false)} /> : null}
       {creating ? (
         <NamespaceForm
@@ -178,7 +193,9 @@ export function NamespacesPage() {
       {namespaces.isPending ? <Loading /> : null}
       <ErrorNote error={namespaces.error} />
       {namespaces.data && namespaces.data.length === 0 ? (
-        <EmptyState title="No namespaces">Create one to start adding flags.</EmptyState>
+        <EmptyState title="No namespaces">
+          {createWhy ? 'You may not read any namespace.' : 'Create one to start adding flags.'}
+        </EmptyState>
       ) : null}
       {namespaces.data?.length ? (
         <ul className="list card" aria-label="Namespaces">

@@ -7,26 +7,36 @@ import { useFlags, useNamespaces, useSegments } from '../../api/queries.js';
 import { useModalDialog } from '../../components/use-modal-dialog.js';
 import { navigate, paths } from '../../lib/router.js';
 import { useAuth } from '../auth/auth-context.js';
+import { usePermissions } from '../auth/use-permissions.js';
 import { filterPalette, type PaletteItem } from './palette-items.js';
 
 function usePaletteItems(ns: string, open: boolean): PaletteItem[] {
   const { required, scope } = useAuth();
+  const permissions = usePermissions();
+  // Only the pages the caller may use (issue 41).
+  const mayRead = permissions.can('read', ns);
+  const mayEdit = permissions.can('edit', ns);
+  const mayEvaluate = permissions.can('evaluate', ns);
+  const mayTokens = required && !scope && permissions.canSomewhere('tokens');
+  const mayBindings = required && !scope && permissions.canSomewhere('role-bindings');
   // Read only while open; a namespace-scoped token may not list namespaces at all.
-  const flags = useFlags(ns, open);
-  const segments = useSegments(ns, open);
-  const namespaces = useNamespaces(open && !scope);
+  const flags = useFlags(ns, open && mayRead);
+  const segments = useSegments(ns, open && mayRead);
+  const namespaces = useNamespaces(open && !scope && permissions.canSomewhere('read'));
   return useMemo(() => {
     if (!open) return [];
+    const page = (id: string, label: string, to: string, allowed: boolean): PaletteItem[] =>
+      allowed ? [{ id, kind: 'Page', label, to }] : [];
     const pages: PaletteItem[] = [
-      { id: 'p-flags', kind: 'Page', label: 'Flags', to: paths.flags(ns) },
-      { id: 'p-new-flag', kind: 'Page', label: 'New flag', to: paths.newFlag(ns) },
-      { id: 'p-segments', kind: 'Page', label: 'Segments', to: paths.segments(ns) },
-      { id: 'p-new-segment', kind: 'Page', label: 'New segment', to: paths.newSegment(ns) },
-      { id: 'p-console', kind: 'Page', label: 'Console', to: paths.console(ns) },
-      ...(scope ? [] : [{ id: 'p-ns', kind: 'Page' as const, label: 'Namespaces', to: paths.namespaces() }]),
-      ...(required && !scope
-        ? [{ id: 'p-tokens', kind: 'Page' as const, label: 'API tokens', to: paths.tokens() }]
-        : []),
+      ...page('p-flags', 'Flags', paths.flags(ns), mayRead),
+      ...page('p-new-flag', 'New flag', paths.newFlag(ns), mayEdit),
+      ...page('p-segments', 'Segments', paths.segments(ns), mayRead),
+      ...page('p-new-segment', 'New segment', paths.newSegment(ns), mayEdit),
+      ...page('p-console', 'Console', paths.console(ns), mayEvaluate),
+      ...page('p-ns', 'Namespaces', paths.namespaces(), !scope),
+      ...page('p-tokens', 'API tokens', paths.tokens(), Boolean(mayTokens)),
+      ...page('p-roles', 'Role bindings', paths.roleBindings(), Boolean(mayBindings)),
+      ...page('p-access', 'My access', paths.access(), Boolean(required)),
     ];
     return [
       ...pages,
@@ -52,7 +62,20 @@ function usePaletteItems(ns: string, open: boolean): PaletteItem[] {
         to: paths.flags(n.key),
       })),
     ];
-  }, [open, ns, flags.data, segments.data, namespaces.data, required, scope]);
+  }, [
+    open,
+    ns,
+    flags.data,
+    segments.data,
+    namespaces.data,
+    required,
+    scope,
+    mayRead,
+    mayEdit,
+    mayEvaluate,
+    mayTokens,
+    mayBindings,
+  ]);
 }
 
 export function CommandPalette({ ns }: { ns: string }) {

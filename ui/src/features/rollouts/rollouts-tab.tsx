@@ -13,12 +13,15 @@ import { Loading } from '../../components/loading.js';
 import { useNotify } from '../../components/notices.js';
 import { ReorderList } from '../../components/reorder-list.js';
 import { useFocusWhenClosed } from '../../lib/focus.js';
+import { usePermissions } from '../auth/use-permissions.js';
 import { RolloutCard } from './rollout-card.js';
 import { RolloutForm } from './rollout-form.js';
 
 export function RolloutsTab({ flag }: { flag: Flag }) {
   const ns = flag.namespaceKey || 'default';
   const rollouts = useRollouts(ns, flag.key);
+  // Read-only without the editor role (the page's fieldset turns the buttons off; dragging too).
+  const mayEdit = usePermissions().can('edit', ns);
   const segments = useSegments(ns);
   const queryClient = useQueryClient();
   const notify = useNotify();
@@ -80,7 +83,7 @@ export function RolloutsTab({ flag }: { flag: Flag }) {
           items={list}
           idOf={(r) => r.id}
           labelOf={(_, position) => `rollout ${position + 1}`}
-          locked={editing !== null}
+          locked={editing !== null || !mayEdit}
           onReorder={async (ids) => {
             setReorderError(null);
             try {

@@ -13,6 +13,7 @@ import { Loading } from '../../components/loading.js';
 import { useNotify } from '../../components/notices.js';
 import { ReorderList } from '../../components/reorder-list.js';
 import { useFocusWhenClosed } from '../../lib/focus.js';
+import { usePermissions } from '../auth/use-permissions.js';
 import { RuleCard } from './rule-card.js';
 import { RuleForm } from './rule-form.js';
 import { createRuleWithDistributions, updateRuleWithDistributions } from './save-rule.js';
@@ -20,6 +21,8 @@ import { createRuleWithDistributions, updateRuleWithDistributions } from './save
 export function RulesTab({ flag }: { flag: Flag }) {
   const ns = flag.namespaceKey || 'default';
   const rules = useRules(ns, flag.key);
+  // Read-only without the editor role (the page's fieldset turns the buttons off; dragging too).
+  const mayEdit = usePermissions().can('edit', ns);
   const segments = useSegments(ns);
   const queryClient = useQueryClient();
   const notify = useNotify();
@@ -86,7 +89,7 @@ export function RulesTab({ flag }: { flag: Flag }) {
           items={list}
           idOf={(r) => r.id}
           labelOf={(_, position) => `rule ${position + 1}`}
-          locked={editing !== null}
+          locked={editing !== null || !mayEdit}
           onReorder={async (ids) => {
             setReorderError(null);
             try {

@@ -9,11 +9,13 @@ import { DeleteButton } from '../../components/confirm-dialog.js';
 import { EmptyState } from '../../components/empty-state.js';
 import { ErrorNote } from '../../components/error-note.js';
 import { Loading } from '../../components/loading.js';
+import { NotAllowedNote, ReadOnlyWhen } from '../../components/not-allowed.js';
 import { useNotify } from '../../components/notices.js';
 import { PageHeader } from '../../components/page-header.js';
 import { Tabs } from '../../components/tabs.js';
 import { Link, navigate, paths } from '../../lib/router.js';
 import { useAuth } from '../auth/auth-context.js';
+import { usePermissions } from '../auth/use-permissions.js';
 import { SegmentHistory } from '../history/history-tab.js';
 import { CopyToNamespace } from '../transfer/copy-to-namespace.js';
 import { ConstraintsSection } from './constraints-section.js';
@@ -37,6 +39,8 @@ export function SegmentPage({
   const queryClient = useQueryClient();
   const notify = useNotify();
   const crumbs = [{ label: 'Segments', to: paths.segments(ns) }];
+  const permissions = usePermissions();
+  const editWhy = permissions.reason('edit', ns);
 
   if (segment.isPending) return <Loading label="Loading segment…" />;
   if (segment.error) {
@@ -67,27 +71,30 @@ export function SegmentPage({
         badge={<code className="key">{s.key}</code>}
         actions={
           <>
-            <CopyToNamespace kind="segment" ns={ns} itemKey={s.key} />
-            <DeleteButton
-              label="Delete segment"
-              title={`Delete segment "${s.key}"?`}
-              onConfirm={async () => {
-                await api.deleteSegment(ns, s.key);
-                queryClient.removeQueries({ queryKey: keys.segment(ns, s.key) });
-                await queryClient.invalidateQueries({ queryKey: keys.segments(ns) });
-                notify(`Segment "${s.key}" deleted`);
-                navigate(paths.segments(ns));
-              }}
-            >
-              <SegmentInUse ns={ns} segmentKey={s.key} />
-              <p>
-                Its constraints are deleted too. A segment still used by a rule or rollout cannot be deleted; remove
-                those first. You can restore a deleted segment by reverting the deletion in Activity.
-              </p>
-            </DeleteButton>
+            {permissions.canSomewhere('edit') ? <CopyToNamespace kind="segment" ns={ns} itemKey={s.key} /> : null}
+            {editWhy ? null : (
+              <DeleteButton
+                label="Delete segment"
+                title={`Delete segment "${s.key}"?`}
+                onConfirm={async () => {
+                  await api.deleteSegment(ns, s.key);
+                  queryClient.removeQueries({ queryKey: keys.segment(ns, s.key) });
+                  await queryClient.invalidateQueries({ queryKey: keys.segments(ns) });
+                  notify(`Segment "${s.key}" deleted`);
+                  navigate(paths.segments(ns));
+                }}
+              >
+                <SegmentInUse ns={ns} segmentKey={s.key} />
+                <p>
+                  Its constraints are deleted too. A segment still used by a rule or rollout cannot be deleted; remove
+                  those first. You can restore a deleted segment by reverting the deletion in Activity.
+                </p>
+              </DeleteButton>
+            )}
           </>
         }
       />
+      <NotAllowedNote reason={editWhy} />
       <Tabs
         label="Segment sections"
         current={tab === 'history' ? paths.segment(ns, s.key, 'history') : paths.segment(ns, s.key)}
@@ -100,22 +107,24 @@ export function SegmentPage({
         <SegmentHistory ns={ns} segmentKey={s.key} />
       ) : (
         <div className="stack">
-          <SegmentForm
-            initial={s}
-            submitLabel="Save details"
-            onSave={async (input, ifMatch) => {
-              await api.updateSegment(
-                ns,
-                s.key,
-                { name: input.name, description: input.description, matchType: input.matchType },
-                { ifMatch },
-              );
-              await queryClient.invalidateQueries({ queryKey: keys.segment(ns, s.key) });
-              await queryClient.invalidateQueries({ queryKey: keys.segments(ns) });
-              notify(`Segment "${s.key}" saved`);
-            }}
-          />
-          <ConstraintsSection segment={s} />
+          <ReadOnlyWhen reason={editWhy}>
+            <SegmentForm
+              initial={s}
+              submitLabel="Save details"
+              onSave={async (input, ifMatch) => {
+                await api.updateSegment(
+                  ns,
+                  s.key,
+                  { name: input.name, description: input.description, matchType: input.matchType },
+                  { ifMatch },
+                );
+                await queryClient.invalidateQueries({ queryKey: keys.segment(ns, s.key) });
+                await queryClient.invalidateQueries({ queryKey: keys.segments(ns) });
+                notify(`Segment "${s.key}" saved`);
+              }}
+            />
+            <ConstraintsSection segment={s} />
+          </ReadOnlyWhen>
           <SegmentUsage ns={ns} segmentKey={s.key} />
         </div>
       )}

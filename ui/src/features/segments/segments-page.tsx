@@ -8,16 +8,19 @@ import { EmptyState } from '../../components/empty-state.js';
 import { ErrorNote } from '../../components/error-note.js';
 import { TextField } from '../../components/field.js';
 import { Loading } from '../../components/loading.js';
+import { NotAllowedNote } from '../../components/not-allowed.js';
 import { PageHeader } from '../../components/page-header.js';
 import { Pagination } from '../../components/pagination.js';
 import { ariaSort, SortButton } from '../../components/sort-header.js';
 import { plural } from '../../lib/format.js';
 import { formatSort, parseSort, type Sort, sortItems } from '../../lib/list-sort.js';
 import { Link, paths, setSearchParams, useLocation } from '../../lib/router.js';
+import { usePermissions } from '../auth/use-permissions.js';
 
 const PAGE_SIZE = 50;
 
 export function SegmentsPage({ ns }: { ns: string }) {
+  const editWhy = usePermissions().reason('edit', ns);
   const segments = useSegments(ns);
   const { search } = useLocation();
   const q = search.get('q') ?? '';
@@ -42,11 +45,14 @@ export function SegmentsPage({ ns }: { ns: string }) {
       <PageHeader
         title="Segments"
         actions={
-          <Link to={paths.newSegment(ns)} className="btn btn-primary">
-            New segment
-          </Link>
+          editWhy ? null : (
+            <Link to={paths.newSegment(ns)} className="btn btn-primary">
+              New segment
+            </Link>
+          )
         }
       />
+      <NotAllowedNote reason={editWhy} />
       <p className="lead">
         Segments describe groups of entities (users, accounts, devices) with constraints on their context.
       </p>
@@ -63,9 +69,11 @@ export function SegmentsPage({ ns }: { ns: string }) {
       <ErrorNote error={segments.error} />
       {segments.data && segments.data.length === 0 ? (
         <EmptyState title="No segments in this namespace yet">
-          <Link to={paths.newSegment(ns)} className="btn btn-primary">
-            Create the first segment
-          </Link>
+          {editWhy ? null : (
+            <Link to={paths.newSegment(ns)} className="btn btn-primary">
+              Create the first segment
+            </Link>
+          )}
         </EmptyState>
       ) : null}
       {segments.data && segments.data.length > 0 && filtered.length === 0 ? (

@@ -1,12 +1,14 @@
-// Create an API token: name, description, optional expiry and optional namespace restriction.
+// Create an API token: name, description, optional expiry, optional namespace restriction and roles.
 
 import { type FormEvent, useState } from 'react';
 import type { TokenInput } from '../../api/api.js';
-import { useNamespaces } from '../../api/queries.js';
 import { ErrorNote } from '../../components/error-note.js';
 import { SelectField, TextField } from '../../components/field.js';
 import { fromLocalInput, localZoneLabel } from '../../lib/datetime.js';
 import { focusFirstInvalid, formOf } from '../../lib/focus.js';
+import { ALL_NAMESPACES, type RoleBinding } from '../../lib/permissions.js';
+import { useAdministeredNamespaces } from '../role-bindings/administered-namespaces.js';
+import { TokenRolesPicker } from './token-roles-picker.js';
 
 export function TokenForm({
   onSave,
@@ -15,11 +17,26 @@ export function TokenForm({
   onSave: (input: TokenInput) => Promise<unknown>;
   onCancel: () => void;
 }) {
-  const namespaces = useNamespaces();
+  // Making a token is administering where it reaches (issue 41): only those namespaces are offered.
+  const administered = useAdministeredNamespaces();
+  const everywhere = administered.some((n) => n.value === ALL_NAMESPACES);
+  const keys = administered.filter((n) => n.value !== ALL_NAMESPACES);
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [expires, setExpires] = useState('');
-  const [namespaceKey, setNamespaceKey] = useState('');
+  // Not chosen yet: every namespace for an admin of all, else the first administered (the list may
+  // still be loading on the first render).
+  const [chosenKey, setNamespaceKey] = useState<string | undefined>(undefined);
+  const namespaceKey = chosenKey ?? (everywhere ? '' : (keys[0]?.value ?? ''));
+  const [roles, setRoles] = useState<RoleBinding[]>([]);
+  // A token limited to a namespace carries roles on that namespace only.
+  const roleNamespaces = namespaceKey ? administered.filter((n) => n.value === namespaceKey) : administered;
+  const rolesIssue =
+    namespaceKey && roles.some((r) => r.namespace !== namespaceKey)
+      ? `A token limited to namespace ${namespaceKey} carries roles on it only.`
+      : !namespaceKey && !everywhere && roles.length === 0
+        ? 'Without roles a token reaches every namespace, which only an admin of every namespace may give: add roles or limit it to a namespace.'
+        : undefined;
   const [submitted, setSubmitted] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -32,7 +49,7 @@ export function TokenForm({
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setSubmitted(true);
-    if (nameIssue || expiryIssue) return focusFirstInvalid(formOf(e));
+    if (nameIssue || expiryIssue || rolesIssue) return focusFirstInvalid(formOf(e));
     setBusy(true);
     setError(null);
     try {
@@ -41,6 +58,7 @@ export function TokenForm({
         ...(description ? { description } : {}),
         ...(expiresAt ? { expiresAt } : {}),
         ...(namespaceKey ? { namespaceKey } : {}),
+        ...(roles.length > 0 ? { roles } : {}),
       });
     } catch (err) {
       setError(err);
@@ -71,17 +89,34 @@ export function TokenForm({
       <SelectField
         label="Namespace"
         value={namespaceKey}
-        onChange={setNamespaceKey}
-        options={[
-          { value: '', label: 'All namespaces' },
-          ...(namespaces.data ?? []).map((n) => ({ value: n.key, label: n.key })),
-        ]}
+        onChange={(key) => {
+          setNamespaceKey(key);
+          if (key) setRoles(roles.map((r) => ({ ...r, namespace: key })));
+        }}
+        options={[{ value: '', label: everywhere ? 'All namespaces' : 'Not limited: its roles decide' }, ...keys]}
         hint="A token limited to one namespace can only read and change that namespace; signed in with it, this dashboard shows that namespace only."
       />
-      {/* Until roles exist, a token may do everything within its reach: say so before it is made. */}
+      <TokenRolesPicker value={roles} onChange={setRoles} namespaces={roleNamespaces} />
+      {rolesIssue ? (
+        <p className="field-error" role="alert">
+          {rolesIssue}
+        </p>
+      ) : null}
+      {/* What the token will be able to do, said before it is made. */}
       <p className="token-access" aria-live="polite">
-        This token may: <strong>full access to {namespaceKey ? `namespace ${namespaceKey}` : 'every namespace'}</strong>{' '}
-        (read and change its flags, segments and settings{namespaceKey ? '' : ', and manage tokens'}).
+        This token may:{' '}
+        {roles.length > 0 ? (
+          <strong>
+            {roles
+              .map((r) => `${r.role} on ${r.namespace === ALL_NAMESPACES ? 'every namespace' : r.namespace}`)
+              .join(', ')}
+          </strong>
+        ) : (
+          <>
+            <strong>full access to {namespaceKey ? `namespace ${namespaceKey}` : 'every namespace'}</strong> (read and
+            change its flags, segments and settings{namespaceKey ? '' : ', and manage tokens'}).
+          </>
+        )}
       </p>
       <ErrorNote error={error} />
       <div className="actions">

@@ -28,6 +28,26 @@ function tokenName(a: Authentication): string {
   return a.metadata?.[NAME] || a.metadata?.['io.flipt.auth.oidc.email'] || a.id;
 }
 
+/**
+ * A token's roles (issue 41); a token without them may do everything within its namespace. A person's
+ * session gets its roles from the sign-in rules each time it is used, so none are stored with it.
+ */
+function TokenRoles({ token }: { token: Authentication }) {
+  const roles = token.roles;
+  if (!roles)
+    return <span className="muted">{token.method === 'METHOD_TOKEN' ? 'full access' : 'by sign-in rules'}</span>;
+  if (roles.length === 0) return <span className="muted">none</span>;
+  return (
+    <ul className="token-role-list">
+      {roles.map((r) => (
+        <li key={`${r.role}:${r.namespace}`}>
+          <span className="role-badge">{r.role}</span> on {r.namespace === '*' ? 'every namespace' : r.namespace}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export function TokensPage() {
   const queryClient = useQueryClient();
   const notify = useNotify();
@@ -84,6 +104,7 @@ export function TokensPage() {
               <th scope="col">Name</th>
               <th scope="col">Method</th>
               <th scope="col">Namespace</th>
+              <th scope="col">Roles</th>
               <th scope="col">Created</th>
               <th scope="col">Expires</th>
               <th scope="col">
@@ -99,7 +120,12 @@ export function TokensPage() {
                   {a.metadata?.[DESCRIPTION] ? <p className="muted">{a.metadata[DESCRIPTION]}</p> : null}
                 </td>
                 <td data-label="Method">{methodLabel(a.method)}</td>
-                <td data-label="Namespace">{a.metadata?.[NAMESPACE] ?? <span className="muted">all</span>}</td>
+                <td data-label="Namespace">
+                  {a.metadata?.[NAMESPACE] ?? <span className="muted">{a.roles ? 'as its roles say' : 'all'}</span>}
+                </td>
+                <td data-label="Roles">
+                  <TokenRoles token={a} />
+                </td>
                 <td data-label="Created">{formatDate(a.createdAt)}</td>
                 <td data-label="Expires">
                   {a.expiresAt ? formatDate(a.expiresAt) : <span className="muted">never</span>}

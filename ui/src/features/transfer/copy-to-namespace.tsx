@@ -45,7 +45,7 @@ function CopyPanel({ kind, ns, itemKey, onClose }: CopyProps & { onClose: () => 
         withSegments,
       });
       setPlan(next);
-      return { text: next.text, contentType: 'application/json' };
+      return { text: next.text, contentType: 'application/json', namespaceKey: chosen };
     },
     {},
     () => {
