@@ -289,6 +289,40 @@ describeEachBackend('tokens with roles', (backend) => {
     });
   });
 
+  it('asks admin on every namespace of an import or a revert that makes or unmakes a namespace', async () => {
+    const editorEverywhere = (await make([{ role: 'editor', namespace: '*' }])).body.clientToken;
+    const importAs = (who: string, namespace: string) =>
+      t.app.http.inject({
+        method: 'POST',
+        url: `/api/v1/import?namespace_key=${namespace}`,
+        headers: { ...bearer(who), 'content-type': 'application/x-yaml' },
+        payload: `version: "1.4"\nnamespace: ${namespace}\nflags:\n  - key: imported\n    name: imported\n    type: BOOLEAN_FLAG_TYPE\n`,
+      });
+    const refused = await importAs(editorEverywhere, 'brand-new');
+    expect(refused.statusCode).toBe(403);
+    expect(JSON.parse(refused.body).message).toBe(
+      'request was not authorized: role "admin" on every namespace (*) is required',
+    );
+    expect((await call(t.app, 'GET', '/api/v1/namespaces/brand-new', undefined, bearer(BOOT))).status).toBe(404);
+    expect((await importAs(editorEverywhere, 'team')).statusCode).toBe(200);
+
+    // A namespace deleted, then its deletion reverted: making a namespace again.
+    await call(t.app, 'POST', '/api/v1/namespaces', { key: 'gone', name: 'gone' }, bearer(BOOT));
+    await call(t.app, 'DELETE', '/api/v1/namespaces/gone', undefined, bearer(BOOT));
+    const changes = await call(t.app, 'GET', '/api/v1/namespaces/gone/changes', undefined, bearer(BOOT));
+    const deletion = changes.body.changes.find(
+      (c: { resourceType: string; action: string }) => c.resourceType === 'namespace' && c.action === 'deleted',
+    );
+    const revert = (who: string) =>
+      call(t.app, 'POST', `/api/v1/namespaces/gone/changes/${deletion.id}/revert`, {}, bearer(who));
+    const notAllowed = await revert(editorEverywhere);
+    expect(notAllowed.status).toBe(403);
+    expect(notAllowed.body.message).toContain('role "admin" on every namespace (*)');
+    expect((await call(t.app, 'GET', '/api/v1/namespaces/gone', undefined, bearer(BOOT))).status).toBe(404);
+    expect((await revert(token.adminEverywhere as string)).status).toBe(200);
+    expect((await call(t.app, 'GET', '/api/v1/namespaces/gone', undefined, bearer(BOOT))).status).toBe(200);
+  });
+
   it('lets anyone with roles sign out, and no one but admins everywhere drop everything', async () => {
     const viewer = (await make([{ role: 'viewer', namespace: 'team' }])).body.clientToken;
     expect((await call(t.app, 'PUT', '/auth/v1/self/expire', undefined, bearer(viewer))).status).toBe(200);

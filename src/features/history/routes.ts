@@ -6,7 +6,9 @@ import type { HttpApp } from '../../api/http/http-app.js';
 import type { RouteModule } from '../../api/http/routes/deps.js';
 import { EmptySchema, errorResponses } from '../../api/http/schemas/common.js';
 import type { AccessAction, NamespaceRule } from '../../auth/access.js';
-import { namespacesVisibleTo } from '../../auth/authorize.js';
+import { namespacesVisibleTo, roleRefusal } from '../../auth/authorize.js';
+import { permits } from '../../auth/roles/roles.js';
+import { ALL_NAMESPACES } from '../../domain/roles.js';
 import {
   ChangeListQuerystring,
   ChangeListSchema,
@@ -114,6 +116,21 @@ async function registerChangeRoutes(app: HttpApp, history: HistoryService): Prom
         response: { 200: ChangeSchema, ...errorResponses },
       },
     },
-    async (request) => history.revert(request.params.namespaceKey, request.params.id),
+    async (request) => {
+      const { namespaceKey, id } = request.params;
+      const caller = request.authentication;
+      // Reverting a namespace's own change is managing the namespace: its settings need admin there,
+      // its creation or deletion admin on every namespace, as making or deleting one does (ADR 46).
+      if (caller !== null && caller.roles !== undefined) {
+        const change = await history.get(namespaceKey, id);
+        if (change.resourceType === 'namespace') {
+          const everywhere = change.action !== 'updated';
+          if (!permits(caller.roles, { role: 'admin', everywhere }, [namespaceKey])) {
+            throw roleRefusal('admin', everywhere ? ALL_NAMESPACES : namespaceKey);
+          }
+        }
+      }
+      return history.revert(namespaceKey, id);
+    },
   );
 }

@@ -8,12 +8,17 @@
 
 import Type from 'typebox';
 import type { Access } from '../../../auth/access.js';
-import { authorize, namespacesVisibleTo } from '../../../auth/authorize.js';
-import { InvalidArgumentError } from '../../../domain/errors.js';
+import { authorize, namespacesVisibleTo, roleRefusal } from '../../../auth/authorize.js';
+import { holdsRoleEverywhere } from '../../../auth/roles/roles.js';
+import type { Authentication } from '../../../domain/authentication.js';
+import { InvalidArgumentError, NotFoundError } from '../../../domain/errors.js';
+import { namespaceKeyOrDefault } from '../../../domain/namespace-key.js';
+import { ALL_NAMESPACES } from '../../../domain/roles.js';
 import { withLine } from '../../../services/documents/error-line.js';
 import type { DocumentFormat } from '../../../services/documents/parse.js';
 import { sniffFormat } from '../../../services/documents/parse.js';
 import { MAX_IMPORT_BYTES } from '../../../services/documents/parse-off-thread.js';
+import type { NamespaceService } from '../../../services/namespaces.js';
 import type { HttpApp } from '../http-app.js';
 import { errorResponses } from '../schemas/common.js';
 import type { RouteDeps } from './deps.js';
@@ -22,6 +27,29 @@ const tags = ['import-export'];
 
 /** Bodies of an import may be large (a 10,000-flag document is about 10 MB of YAML): the import's own limit. */
 export const IMPORT_BODY_LIMIT = MAX_IMPORT_BYTES;
+
+/**
+ * An import creates the namespaces its documents name that do not exist yet, which is making a namespace:
+ * for a caller with roles that needs admin on every namespace, as `POST /api/v1/namespaces` does. Callers
+ * without roles keep what they could do before roles.
+ */
+async function checkCreatesNamespaces(
+  caller: Authentication | null,
+  docs: readonly { content: { namespace: { key: string } } }[],
+  namespaces: NamespaceService,
+): Promise<void> {
+  if (caller === null || caller.roles === undefined || holdsRoleEverywhere(caller.roles, 'admin')) return;
+  for (const key of new Set(docs.map((doc) => namespaceKeyOrDefault(doc.content.namespace.key)))) {
+    const exists = await namespaces.get(key).then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof NotFoundError) return false;
+        throw err;
+      },
+    );
+    if (!exists) throw roleRefusal('admin', ALL_NAMESPACES);
+  }
+}
 
 /**
  * An import addresses the namespace its query names (`namespace_key`, empty meaning `default`), which
@@ -78,7 +106,7 @@ const ExportQuerystring = Type.Object({
 });
 
 export async function importExportRoutes(app: HttpApp, { services }: RouteDeps): Promise<void> {
-  const { documents } = services;
+  const { documents, namespaces } = services;
 
   app.get(
     '/api/v1/namespaces/:namespaceKey/export',
@@ -150,6 +178,7 @@ export async function importExportRoutes(app: HttpApp, { services }: RouteDeps):
         authorize({ access: drop ? IMPORT_DROPPING : IMPORT_DOCUMENTS, group: 'management' }, request.authentication, {
           requests: docs.map((d) => ({ namespaceKey: d.content.namespace.key })),
         });
+        await checkCreatesNamespaces(request.authentication, docs, namespaces);
         try {
           return await documents.import(docs, {
             skipExisting: flag(q.skip_existing ?? q.skipExisting),
