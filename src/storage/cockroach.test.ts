@@ -289,7 +289,9 @@ describe('CockroachDB column types', () => {
       'real',
       'text',
       'timestamptz',
+      'varchar(16)',
       'varchar(255)',
+      'varchar(36)',
       'varchar(64)',
     ]);
     // serial needs unique_rowid() semantics there, and the MySQL/SQLite spellings do not exist.

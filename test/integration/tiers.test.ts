@@ -11,11 +11,12 @@ import { promiseHooksOn } from '../helpers/async-hooks.js';
 import { describeEachBackend } from '../helpers/backends.js';
 import { buildAppOn, type Fixture, seedFixture } from './cache-support.js';
 
-const TOKENS = { authentication: { methods: { token: { enabled: true } } } };
+// With `authorization.roles` set, so role bindings can be stored and walked like every other route.
+const TOKENS = { authentication: { methods: { token: { enabled: true } } }, authorization: { roles: {} } };
 const REVISION = /^\d+\.\d+$/;
 
 /** A concrete URL for a route template, with the fixture's ids in its parameters. */
-function concreteUrl(url: string, f: Fixture, tokenId: string, changeId = ''): string {
+function concreteUrl(url: string, f: Fixture, tokenId: string, changeId = '', bindingId = ''): string {
   const parts = url.split('/');
   return parts
     .map((part, i) => {
@@ -42,6 +43,8 @@ function concreteUrl(url: string, f: Fixture, tokenId: string, changeId = ''): s
           return tokenId;
         case 'changes':
           return changeId;
+        case 'bindings':
+          return bindingId;
         case 'namespace': // /internal/v1/evaluation/snapshot/namespace/:key
           return f.namespaceKey;
         default:
@@ -66,6 +69,7 @@ describeEachBackend('tiers', (backend) => {
   let fixture: Fixture;
   let tokenId: string;
   let changeId: string;
+  let bindingId: string;
 
   beforeAll(async () => {
     t = await startTestApp(backend, TOKENS);
@@ -75,6 +79,13 @@ describeEachBackend('tiers', (backend) => {
     tokenId = token.body.authentication.id;
     const changes = await call(t.app, 'GET', `/api/v1/namespaces/${fixture.namespaceKey}/changes?limit=1`);
     changeId = changes.body.changes[0].id;
+    const binding = await call(t.app, 'POST', '/api/v1/roles/bindings', {
+      match: { claim: 'groups', pattern: 'walkers' },
+      role: 'viewer',
+      namespace: fixture.namespaceKey,
+    });
+    expect(binding.status).toBe(200);
+    bindingId = binding.body.id;
     reader = await buildAppOn(t.database.url, { ...TOKENS, server: { mode: 'read' } });
   });
   afterAll(async () => {
@@ -106,7 +117,7 @@ describeEachBackend('tiers', (backend) => {
       expect.arrayContaining(['POST /auth/v1/method/token', 'DELETE /auth/v1/tokens/:id', 'PUT /auth/v1/self/expire']),
     );
     for (const route of writes) {
-      const url = concreteUrl(route.url, fixture, tokenId, changeId);
+      const url = concreteUrl(route.url, fixture, tokenId, changeId, bindingId);
       const res = await call(
         reader,
         route.method as 'POST',
@@ -138,7 +149,7 @@ describeEachBackend('tiers', (backend) => {
       ]),
     );
     for (const route of reads) {
-      const url = concreteUrl(route.url, fixture, tokenId, changeId);
+      const url = concreteUrl(route.url, fixture, tokenId, changeId, bindingId);
       const res =
         route.method === 'GET'
           ? await call(reader, 'GET', url)

@@ -65,13 +65,16 @@ function refuse(request: FastifyRequest, reply: FastifyReply): void {
 
 /**
  * The namespace a management request addresses, when it addresses exactly one, by its declared access
- * (auth/authorize.ts). A read across namespaces (`filtered`: the change log of all) names the one its
- * input names, `default` when none, as it always has.
+ * (auth/authorize.ts). A read across namespaces (`filtered`: the change log of all, the namespace list)
+ * names one only when its input names it.
  */
 function requestNamespace(access: Access | undefined, request: FastifyRequest): string | undefined {
   if (access === undefined) return undefined;
-  const rule = access.namespace === 'filtered' ? 'request' : access.namespace;
-  const namespaces = addressedNamespaces(rule, httpAccessInput(request, access));
+  if (access.namespace === 'filtered') {
+    const named = httpAccessInput(request, { ...access, namespace: 'request' }).namespaceKey;
+    return typeof named === 'string' && named !== '' ? named : undefined;
+  }
+  const namespaces = addressedNamespaces(access.namespace, httpAccessInput(request, access));
   return namespaces?.length === 1 ? namespaces[0] : undefined;
 }
 
