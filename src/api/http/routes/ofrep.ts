@@ -18,6 +18,7 @@ import { answerWhenReady, sendJsonText, setRevision } from '../evaluation-answer
 import { ofrepBulkJson, ofrepFlagJson } from '../evaluation-json.js';
 import type { HttpApp } from '../http-app.js';
 import { OfrepError, sendOfrepError } from '../ofrep-errors.js';
+import { replyHeaders } from '../reply-headers.js';
 import { setRequestIdHeader } from '../request-telemetry.js';
 import {
   BulkEvaluationSchema,
@@ -156,7 +157,10 @@ export async function ofrepRoutes(app: HttpApp, { services, config, eventStreams
                 sendNotModified(reply, etag);
                 return;
               }
-              reply.header('etag', etag);
+              // Straight into Fastify's header object, as the answer's other headers (reply-headers.ts).
+              const headers = replyHeaders(reply);
+              if (headers === undefined) reply.header('etag', etag);
+              else headers.etag = etag;
             }
             sendJsonText(reply, ofrepBulkJson(flags, advert?.tail(request, namespaceKey)));
           };
