@@ -2,9 +2,12 @@
 # count.sh SCENARIO NAME... [WARM=20000 N=3000 in the environment]: for each prepared build (prepare.sh),
 # at once, a fresh server under callgrind: WARM requests of SCENARIO (boolean, variant, batch, ofrep)
 # uncounted, then N counted; prints instructions per request (summary.py). Slow: minutes per build.
+# NAMES=1: V8 also writes its perf map (--perf-basic-prof, for both builds alike), and names.py names
+# the JavaScript functions in each dump (named.out), which functions.py compares between two builds.
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=${CALLGRIND_DIR:-/dev/shm/vexil-callgrind}; S=$1; shift
 WARM=${WARM:-20000}; N=${N:-3000}
+PROF=; [ "${NAMES:-}" = 1 ] && PROF=--perf-basic-prof
 declare -A P=([boolean]=/evaluate/v1/boolean [variant]=/evaluate/v1/variant [batch]=/evaluate/v1/batch [ofrep]=/ofrep/v1/evaluate/flags)
 one() {
   local B=$ROOT/$1 OUT=$ROOT/count-$S-$1 PORT=$((21000 + RANDOM % 2000))
@@ -14,7 +17,7 @@ one() {
     VEXIL_SERVER_GRPC_PORT=$((PORT + 3000)) VEXIL_LOG_LEVEL=warn NODE_ENV=production \
     valgrind --tool=callgrind --instr-atstart=no --toggle-collect=uv__io_poll --separate-threads=yes \
     --callgrind-out-file="$OUT/callgrind.out.%p" \
-    node --max-semi-space-size=8 --no-concurrent-recompilation "$B/home/dist/main.js" serve > "$OUT/server.log" 2>&1 &
+    node $PROF --max-semi-space-size=8 --no-concurrent-recompilation "$B/home/dist/main.js" serve > "$OUT/server.log" 2>&1 &
   local VG=$!
   for _ in $(seq 600); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.5; done
   # As bench/compare.ts: one evaluation and one management read first (ADR 0009).
@@ -26,6 +29,10 @@ one() {
   # --dump=NAME: `-d NAME` did not dump names with a digit first or a hyphen.
   callgrind_control --dump=counted_$S $VG >/dev/null
   kill $VG; wait $VG
+  if [ -n "$PROF" ]; then
+    mv "/tmp/perf-$VG.map" "$OUT/perf.map"
+    for f in "$OUT"/callgrind.out.*.1-01; do python3 "$HERE/names.py" "$f" "$OUT/perf.map" "$OUT/named.out"; done
+  fi
 }
 for b in "$@"; do one "$b" & done
 wait
