@@ -7,11 +7,13 @@
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=${CALLGRIND_DIR:-/dev/shm/vexil-callgrind}; S=$1; shift
 WARM=${WARM:-20000}; N=${N:-3000}
-PROF=; [ "${NAMES:-}" = 1 ] && PROF=--perf-basic-prof
+NAMES=${NAMES:-}
 declare -A P=([boolean]=/evaluate/v1/boolean [variant]=/evaluate/v1/variant [batch]=/evaluate/v1/batch [ofrep]=/ofrep/v1/evaluate/flags)
 one() {
   local B=$ROOT/$1 OUT=$ROOT/count-$S-$1 PORT=$((21000 + RANDOM % 2000))
   rm -rf "$OUT"; mkdir -p "$OUT"; cp "$B/bench.db" "$OUT/db.sqlite"
+  # With the perf map V8 also writes its log, by default into the working directory: into OUT instead.
+  local PROF=; [ "$NAMES" = 1 ] && PROF="--perf-basic-prof --logfile=$OUT/v8.log --no-logfile-per-isolate"
   # Timers are left out (their cost is per second); optimization runs on the main thread, to be subtracted.
   env MALLOC_ARENA_MAX=2 VEXIL_DB_URL=file:$OUT/db.sqlite VEXIL_SERVER_HOST=127.0.0.1 VEXIL_SERVER_HTTP_PORT=$PORT \
     VEXIL_SERVER_GRPC_PORT=$((PORT + 3000)) VEXIL_LOG_LEVEL=warn NODE_ENV=production \
