@@ -4,9 +4,12 @@
 # uncounted, then N counted; prints instructions per request (summary.py). Slow: minutes per build.
 # NAME+unlimited / NAME+roles: a build prepared with AUTH=1, authentication required, every request
 # carrying that token (the bootstrap token, or the one made with roles [{client, default}]).
+# NAMES=1: V8 also writes its perf map (--perf-basic-prof, for both builds alike), and names.py names
+# the JavaScript functions in each dump (named.out), which functions.py compares between two builds.
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=${CALLGRIND_DIR:-/dev/shm/vexil-callgrind}; S=$1; shift
 WARM=${WARM:-20000}; N=${N:-3000}
+NAMES=${NAMES:-}
 declare -A P=([boolean]=/evaluate/v1/boolean [variant]=/evaluate/v1/variant [batch]=/evaluate/v1/batch [ofrep]=/ofrep/v1/evaluate/flags)
 one() {
   local NAME=${1%%+*} TOKEN= AUTH_ENV=() HEADER=()
@@ -20,12 +23,14 @@ one() {
       VEXIL_AUTHENTICATION_METHODS_TOKEN_BOOTSTRAP_TOKEN=vexil-bench-token)
     HEADER=(-H "authorization: $AUTHORIZATION")
   fi
+  # With the perf map V8 also writes its log, by default into the working directory: into OUT instead.
+  local PROF=; [ "$NAMES" = 1 ] && PROF="--perf-basic-prof --logfile=$OUT/v8.log --no-logfile-per-isolate"
   # Timers are left out (their cost is per second); optimization runs on the main thread, to be subtracted.
   env "${AUTH_ENV[@]}" MALLOC_ARENA_MAX=2 VEXIL_DB_URL=file:$OUT/db.sqlite VEXIL_SERVER_HOST=127.0.0.1 VEXIL_SERVER_HTTP_PORT=$PORT \
     VEXIL_SERVER_GRPC_PORT=$((PORT + 3000)) VEXIL_LOG_LEVEL=warn NODE_ENV=production \
     valgrind --tool=callgrind --instr-atstart=no --toggle-collect=uv__io_poll --separate-threads=yes \
     --callgrind-out-file="$OUT/callgrind.out.%p" \
-    node --max-semi-space-size=8 --no-concurrent-recompilation "$B/home/dist/main.js" serve > "$OUT/server.log" 2>&1 &
+    node $PROF --max-semi-space-size=8 --no-concurrent-recompilation "$B/home/dist/main.js" serve > "$OUT/server.log" 2>&1 &
   local VG=$!
   for _ in $(seq 600); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.5; done
   # As bench/compare.ts: one evaluation and one management read first (ADR 0009).
@@ -39,6 +44,10 @@ one() {
   # --dump=NAME: `-d NAME` did not dump names with a digit first or a hyphen.
   callgrind_control --dump=counted_$S $VG >/dev/null
   kill $VG; wait $VG
+  if [ -n "$PROF" ]; then
+    mv "/tmp/perf-$VG.map" "$OUT/perf.map"
+    for f in "$OUT"/callgrind.out.*.1-01; do python3 "$HERE/names.py" "$f" "$OUT/perf.map" "$OUT/named.out"; done
+  fi
 }
 for b in "$@"; do one "$b" & done
 wait

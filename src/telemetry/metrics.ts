@@ -56,6 +56,9 @@ const DB_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 
 /** How one run of a background job ended (app/jobs): skipped when another instance holds its lease. */
 export type JobRunResult = 'ok' | 'error' | 'skipped';
 
+/** Records one request of a route (Metrics.httpRequestRecorder): its method, status and duration. */
+export type HttpRequestRecorder = (method: string, status: number, seconds: number) => void;
+
 export class Metrics {
   readonly enabled: boolean;
   readonly flagLabels: boolean;
@@ -208,12 +211,25 @@ export class Metrics {
     return family;
   }
 
-  /** One HTTP request; `route` is the route template (request.routeOptions.url) or 'unmatched'. */
-  recordHttpRequest(method: string, route: string, status: number, seconds: number): void {
-    if (!this.enabled) return;
-    const series = this.#httpSeries.get(route, method, statusLabel(status));
-    series.requests.value += 1;
-    this.#httpDuration.observe(series.duration, seconds);
+  /**
+   * Records the HTTP requests of one route, `route` being its template (request.routeOptions.url) or
+   * 'unmatched'. Made once per route: it keeps the series of the method and status it recorded last,
+   * so the requests of a route that answers alike (evaluations: 200) look nothing up.
+   */
+  httpRequestRecorder(route: string): HttpRequestRecorder {
+    if (!this.enabled) return () => {};
+    let lastMethod = '';
+    let lastStatus = -1;
+    let last: { requests: CounterSeries; duration: HistogramSeries } | undefined;
+    return (method, status, seconds) => {
+      if (last === undefined || status !== lastStatus || method !== lastMethod) {
+        last = this.#httpSeries.get(route, method, statusLabel(status));
+        lastMethod = method;
+        lastStatus = status;
+      }
+      last.requests.value += 1;
+      this.#httpDuration.observe(last.duration, seconds);
+    };
   }
 
   /** One gRPC call; `method` is the full path (/package.Service/Method), `code` the status name. */

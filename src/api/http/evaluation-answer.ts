@@ -8,12 +8,17 @@ import type { FastifyReply } from 'fastify';
 import type { NamespaceSnapshot } from '../../evaluation/index.js';
 import { sendMaybeEncoded } from './answer-encoding.js';
 import { JSON_CONTENT_TYPE } from './evaluation-json.js';
+import { replyHeaders } from './reply-headers.js';
 import { setRequestIdHeader } from './request-telemetry.js';
 import { indentJson, REVISION_HEADER, wantsPretty } from './wire.js';
 
-/** Names the revision an answer was computed from (REVISION_HEADER). */
+/** Names the revision an answer was computed from (REVISION_HEADER), its failure included. */
 export function setRevision(reply: FastifyReply, snapshot: NamespaceSnapshot): void {
-  if (snapshot.revision !== '') reply.header(REVISION_HEADER, snapshot.revision);
+  if (snapshot.revision === '') return;
+  // Straight into Fastify's header object, as setRequestIdHeader (reply-headers.ts).
+  const headers = replyHeaders(reply);
+  if (headers === undefined) reply.header(REVISION_HEADER, snapshot.revision);
+  else headers[REVISION_HEADER] = snapshot.revision;
 }
 
 /**
@@ -24,14 +29,16 @@ export function sendJsonText(reply: FastifyReply, json: string | Buffer): void {
   // These routes have no onRequest hook to set it (request-telemetry.ts).
   setRequestIdHeader(reply);
   const request = reply.request;
-  reply.type(JSON_CONTENT_TYPE);
+  const headers = replyHeaders(reply);
+  if (headers === undefined) reply.type(JSON_CONTENT_TYPE);
+  else headers['content-type'] = JSON_CONTENT_TYPE;
   // Compressed here, not by @fastify/compress's hooks, which these routes opt out of (answer-encoding.ts).
   sendMaybeEncoded(request, reply, wantsPretty(request) ? indentJson(json.toString()) : json);
 }
 
 /**
  * Calls `send` once `pending` resolves, and settles only when the answer is finished: the way every
-^ * evaluation handler sends after an await. Fastify takes a handler promise that resolves to undefined for
+ * evaluation handler sends after an await. Fastify takes a handler promise that resolves to undefined for
  * "nothing sent yet" unless reply.sent or headersSent is already true, and then sends an empty answer of
  * its own. An answer streamed through zlib is neither until zlib's first chunk, so compressed answers
  * over 8 KiB computed after a snapshot load went out empty (issue 23). Awaiting the reply, a thenable

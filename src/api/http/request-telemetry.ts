@@ -25,11 +25,12 @@ import type {
   onSendHookHandler,
 } from 'fastify';
 import type { Level } from 'pino';
-import type { Metrics } from '../../telemetry/metrics.js';
+import type { HttpRequestRecorder, Metrics } from '../../telemetry/metrics.js';
 import { randomRequestId } from '../../telemetry/request-id.js';
 import type { Tracing } from '../../telemetry/tracing.js';
 import { mapError } from './error-mapping.js';
 import type { HttpApp } from './http-app.js';
+import { replyHeaders } from './reply-headers.js';
 import { addRouteHook } from './route-hooks.js';
 import { type LogClass, policyOf } from './route-kinds.js';
 
@@ -119,14 +120,20 @@ interface RequestSpan {
   context: Context;
 }
 
-/** Echoes the request id (see requestIdOf) on the response. */
 /**
  * The headers every answer carries, set where each answer's headers are written (no hook of its own):
- * the request id, and nosniff, so that no browser reads a JSON answer echoing input as a page or script.
+ * the request id (see requestIdOf), and nosniff, so that no browser reads a JSON answer echoing input
+ * as a page or script. Written into Fastify's header object (reply-headers.ts): every answer pays this.
  */
 export function setRequestIdHeader(reply: FastifyReply): void {
-  reply.header('x-request-id', reply.request.id);
-  reply.header('x-content-type-options', 'nosniff');
+  const headers = replyHeaders(reply);
+  if (headers === undefined) {
+    reply.header('x-request-id', reply.request.id);
+    reply.header('x-content-type-options', 'nosniff');
+    return;
+  }
+  headers['x-request-id'] = reply.request.id;
+  headers['x-content-type-options'] = 'nosniff';
 }
 
 export function installHttpTelemetry(app: HttpApp, telemetry: HttpTelemetry): void {
@@ -143,9 +150,15 @@ export function installHttpTelemetry(app: HttpApp, telemetry: HttpTelemetry): vo
   };
 
   /** Metrics, the log line and the span's end of an answered request. */
-  const finish = (request: FastifyRequest, status: number, route: string, kind: LogClass): void => {
+  const finish = (
+    request: FastifyRequest,
+    status: number,
+    route: string,
+    kind: LogClass,
+    record: HttpRequestRecorder,
+  ): void => {
     const ms = elapsedMillis(request);
-    metrics.recordHttpRequest(request.method, route, status, ms / 1000);
+    record(request.method, status, ms / 1000);
 
     const level = requestLogLevel(kind, status, evaluationLogLevel);
     if ((LEVEL_VALUE[level] ?? 0) >= logger.levelVal) {
@@ -181,12 +194,14 @@ export function installHttpTelemetry(app: HttpApp, telemetry: HttpTelemetry): vo
     const template = route.url ?? route.path;
     const policy = policyOf(route);
     const kind = policy.log;
+    // Made here, once per route: the metric series are then found without a lookup per request.
+    const record = metrics.httpRequestRecorder(template);
     if (spans === undefined && policy.writesOwnAnswer) {
       // Evaluation routes set X-Request-Id as they answer (evaluation-answer.ts, sendErrorBody) and are
       // recorded as they send: Fastify adds 'finish' listeners to every response of a route that
       // has an onResponse hook. onSend runs for their errors too.
       const onSend: onSendHookHandler = (request, reply, payload, done) => {
-        finish(request, reply.statusCode, template, kind);
+        finish(request, reply.statusCode, template, kind, record);
         done(null, payload);
       };
       addRouteHook(route, 'onSend', onSend, 'last');
@@ -198,16 +213,17 @@ export function installHttpTelemetry(app: HttpApp, telemetry: HttpTelemetry): vo
     };
     addRouteHook(route, 'onRequest', onRequest, 'first');
     const onResponse: onResponseHookHandler = (request, reply, done) => {
-      finish(request, reply.statusCode, template, kind);
+      finish(request, reply.statusCode, template, kind, record);
       done();
     };
     addRouteHook(route, 'onResponse', onResponse, 'first');
   });
 
   // Requests no route matched get no route hooks: the not-found handlers (app.ts, OFREP's) call this.
+  const recordUnmatched = metrics.httpRequestRecorder(UNMATCHED_ROUTE);
   app.decorate('observeUnmatchedRequest', (request: FastifyRequest, reply: FastifyReply) => {
     start(request, reply, undefined);
-    reply.raw.once('finish', () => finish(request, reply.statusCode, UNMATCHED_ROUTE, 'other'));
+    reply.raw.once('finish', () => finish(request, reply.statusCode, UNMATCHED_ROUTE, 'other', recordUnmatched));
   });
 
   if (spans !== undefined) {

@@ -39,6 +39,18 @@ const tags = ['evaluation'];
 /** A POST without a body (and without a content type, so no parser ran) is an empty request. */
 const EMPTY_BODY = Object.freeze({});
 
+/** Sends a batch's answer; every item carries the batch's duration and end time (Flipt stamps them after the batch). */
+function writeBatch(reply: FastifyReply, started: number, batch: BatchEvaluation): void {
+  const text = batchResponseJson(
+    batch.requestId,
+    batch.requests,
+    batch.items,
+    performance.now() - started,
+    currentTimestamp(),
+  );
+  sendJsonText(reply, text);
+}
+
 export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): Promise<void> {
   const evaluation = services.evaluation;
   const explain = services.explain;
@@ -48,34 +60,45 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
    * held (no promise, no database), awaiting only a snapshot load. A plain answer is JSON text written
    * from the engine's result (evaluation-json.ts); an explained one an object for the schema serializer.
    */
-  const singleFlag =
-    <R>(
-      evaluate: (snapshot: NamespaceSnapshot, body: EvaluationInput) => R,
-      write: (result: R, requestId: string, durationMillis: number, timestamp: string) => string,
-      explained: (snapshot: NamespaceSnapshot, body: EvaluationInput, started: number, id: string) => object,
-    ) =>
-    (request: SingleFlagRequest, reply: FastifyReply): undefined | Promise<void> => {
+  const singleFlag = <R>(
+    evaluate: (snapshot: NamespaceSnapshot, body: EvaluationInput) => R,
+    write: (result: R, requestId: string, durationMillis: number, timestamp: string) => string,
+    explained: (snapshot: NamespaceSnapshot, body: EvaluationInput, started: number, id: string) => object,
+  ) => {
+    // Made once per route, not per request: a closure over the request would be allocated by every
+    // request, though only those that wait for a snapshot load need one.
+    const answer = (
+      request: SingleFlagRequest,
+      reply: FastifyReply,
+      body: EvaluationInput,
+      explain: boolean,
+      started: number,
+      snapshot: NamespaceSnapshot,
+    ): void => {
+      setRevision(reply, snapshot);
+      if (explain) {
+        // The route's schema serializer writes the explained answer (explain is not cached text).
+        sendJsonText(reply, reply.serialize(explained(snapshot, body, started, request.id)) as string);
+        return;
+      }
+      const result = evaluate(snapshot, body);
+      const text = write(result, body.requestId || request.id, performance.now() - started, currentTimestamp());
+      sendJsonText(reply, text);
+    };
+    return (request: SingleFlagRequest, reply: FastifyReply): undefined | Promise<void> => {
       const started = requestArrivedAt(request);
       if (request.validationError && request.body !== undefined) throw invalidBodyError();
       const body: EvaluationInput = request.body ?? EMPTY_BODY;
       const explain = request.query.explain !== undefined && wantsExplain(request.query);
-      const answer = (snapshot: NamespaceSnapshot): void => {
-        setRevision(reply, snapshot);
-        if (explain) {
-          // The route's schema serializer writes the explained answer (explain is not cached text).
-          sendJsonText(reply, reply.serialize(explained(snapshot, body, started, request.id)) as string);
-          return;
-        }
-        const result = evaluate(snapshot, body);
-        const text = write(result, body.requestId || request.id, performance.now() - started, currentTimestamp());
-        sendJsonText(reply, text);
-      };
       const snapshot = evaluation.snapshot(namespaceKeyOrDefault(body.namespaceKey));
       // Settles when the answer is finished (evaluation-answer.ts).
-      if (snapshot instanceof Promise) return answerWhenReady(reply, snapshot, answer);
-      answer(snapshot);
+      if (snapshot instanceof Promise) {
+        return answerWhenReady(reply, snapshot, (held) => answer(request, reply, body, explain, started, held));
+      }
+      answer(request, reply, body, explain, started, snapshot);
       return undefined;
     };
+  };
 
   app.post(
     '/evaluate/v1/boolean',
@@ -132,20 +155,10 @@ export async function evaluationRoutes(app: HttpApp, { services }: RouteDeps): P
     (request, reply) => {
       const started = requestArrivedAt(request);
       if (request.validationError && request.body !== undefined) throw invalidBodyError();
-      const write = (batch: BatchEvaluation): void => {
-        // Every item carries the batch's duration and end time (Flipt stamps them after the batch).
-        const text = batchResponseJson(
-          batch.requestId,
-          batch.requests,
-          batch.items,
-          performance.now() - started,
-          currentTimestamp(),
-        );
-        sendJsonText(reply, text);
-      };
       const batch = evaluation.batch(request.body ?? EMPTY_BODY, request.id);
-      if (batch instanceof Promise) return answerWhenReady(reply, batch, write);
-      write(batch);
+      // A closure only for a batch that waits for a snapshot load (see singleFlag).
+      if (batch instanceof Promise) return answerWhenReady(reply, batch, (done) => writeBatch(reply, started, done));
+      writeBatch(reply, started, batch);
       return undefined;
     },
   );

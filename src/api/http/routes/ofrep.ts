@@ -13,11 +13,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { namespaceKeyOrDefault } from '../../../domain/namespace-key.js';
 import type { EvaluationContext, NamespaceSnapshot } from '../../../evaluation/index.js';
+import type { OfrepBulkQuery } from '../../../services/ofrep.js';
 import { OFREP_EVALUATION, OFREP_NAMESPACE_KEYS, ofrepConfiguration } from '../../ofrep-shapes.js';
 import { answerWhenReady, sendJsonText, setRevision } from '../evaluation-answer.js';
 import { ofrepBulkJson, ofrepFlagJson } from '../evaluation-json.js';
 import type { HttpApp } from '../http-app.js';
 import { OfrepError, sendOfrepError } from '../ofrep-errors.js';
+import { replyHeaders } from '../reply-headers.js';
 import { setRequestIdHeader } from '../request-telemetry.js';
 import {
   BulkEvaluationSchema,
@@ -71,6 +73,40 @@ export async function ofrepRoutes(app: HttpApp, { services, config, eventStreams
   const freshness = eventStreams?.freshness;
   const configuration = ofrepConfiguration(config);
 
+  const answerFlag = (
+    reply: FastifyReply,
+    key: string,
+    entityId: string,
+    context: EvaluationContext,
+    snapshot: NamespaceSnapshot,
+  ): void => {
+    setRevision(reply, snapshot);
+    sendJsonText(reply, ofrep.evaluate(snapshot, key, entityId, context, ofrepFlagJson));
+  };
+
+  const answerBulk = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    query: OfrepBulkQuery,
+    namespaceKey: string,
+    snapshot: NamespaceSnapshot,
+  ): void => {
+    setRevision(reply, snapshot);
+    const { flags, etag } = ofrep.bulk(snapshot, query, ofrepFlagJson, advert?.etagVariant());
+    // A failure above is answered without an ETag (sendOfrepError), so a 304 never stands for an error.
+    if (etag !== undefined) {
+      if (matchesIfNoneMatch(request, etag)) {
+        sendNotModified(reply, etag);
+        return;
+      }
+      // Straight into Fastify's header object, as the answer's other headers (reply-headers.ts).
+      const headers = replyHeaders(reply);
+      if (headers === undefined) reply.header('etag', etag);
+      else headers.etag = etag;
+    }
+    sendJsonText(reply, ofrepBulkJson(flags, advert?.tail(request, namespaceKey)));
+  };
+
   await app.register(
     async (plainScope) => {
       const scope = plainScope.withTypeProvider<TypeBoxTypeProvider>();
@@ -116,14 +152,13 @@ export async function ofrepRoutes(app: HttpApp, { services, config, eventStreams
           if (key === '') throw new OfrepError(400, 'INVALID_CONTEXT', 'flag key was not provided');
           const context = (request.body?.context ?? NO_CONTEXT) as EvaluationContext;
           const entityId = ofrep.entityOf(context);
-          const answer = (snapshot: NamespaceSnapshot): void => {
-            setRevision(reply, snapshot);
-            sendJsonText(reply, ofrep.evaluate(snapshot, key, entityId, context, ofrepFlagJson));
-          };
           const snapshot = ofrep.snapshot(namespaceOf(request));
-          // Resolves when the answer is finished (evaluation-answer.ts).
-          if (snapshot instanceof Promise) return answerWhenReady(reply, snapshot, answer);
-          answer(snapshot);
+          // Resolves when the answer is finished (evaluation-answer.ts). A closure only for a request
+          // that waits for a snapshot load: made per request, it would be allocated by every one.
+          if (snapshot instanceof Promise) {
+            return answerWhenReady(reply, snapshot, (held) => answerFlag(reply, key, entityId, context, held));
+          }
+          answerFlag(reply, key, entityId, context, snapshot);
           return undefined;
         },
       );
@@ -146,27 +181,15 @@ export async function ofrepRoutes(app: HttpApp, { services, config, eventStreams
           }
           const query = ofrep.bulkQuery(request.body?.context ?? NO_CONTEXT);
           const namespaceKey = namespaceOf(request);
-          const answer = (snapshot: NamespaceSnapshot): void => {
-            setRevision(reply, snapshot);
-            const { flags, etag } = ofrep.bulk(snapshot, query, ofrepFlagJson, advert?.etagVariant());
-            // A failure above is answered without an ETag (sendOfrepError), so a 304 never stands for
-            // an error.
-            if (etag !== undefined) {
-              if (matchesIfNoneMatch(request, etag)) {
-                sendNotModified(reply, etag);
-                return;
-              }
-              reply.header('etag', etag);
-            }
-            sendJsonText(reply, ofrepBulkJson(flags, advert?.tail(request, namespaceKey)));
-          };
           const snapshot =
             freshness === undefined
               ? ofrep.snapshot(namespaceKey)
               : freshness.snapshot(namespaceKey, (request.query as Record<string, unknown>).flagConfigEtag);
-          // Resolves when the answer is finished (evaluation-answer.ts).
-          if (snapshot instanceof Promise) return answerWhenReady(reply, snapshot, answer);
-          answer(snapshot);
+          // Resolves when the answer is finished (evaluation-answer.ts); a closure only when waiting.
+          if (snapshot instanceof Promise) {
+            return answerWhenReady(reply, snapshot, (held) => answerBulk(request, reply, query, namespaceKey, held));
+          }
+          answerBulk(request, reply, query, namespaceKey, snapshot);
           return undefined;
         },
       );
