@@ -6,11 +6,10 @@
 
 import { type Authentication, tokenNamespace } from '../domain/authentication.js';
 import { InvalidArgumentError } from '../domain/errors.js';
+import { isBindableNamespace } from '../domain/role-rules.js';
 import { ALL_NAMESPACES, isRole, ROLES, type RoleBinding } from '../domain/roles.js';
 import { effectiveRoles, roleRefusal } from './authorize.js';
 import { holdsRole, withinRoles } from './roles/roles.js';
-
-const NAMESPACE_KEY = /^[-_a-zA-Z0-9]+$/;
 
 /**
  * The `roles` asked for a new token, checked: undefined when none were asked (absent or an empty list:
@@ -28,7 +27,7 @@ export function askedRoles(raw: unknown, namespaceKey: string | undefined): Role
     if (!isRole(role)) {
       throw new InvalidArgumentError(`invalid role ${JSON.stringify(role ?? '')}: one of ${ROLES.join(', ')}`);
     }
-    if (typeof namespace !== 'string' || (namespace !== ALL_NAMESPACES && !NAMESPACE_KEY.test(namespace))) {
+    if (typeof namespace !== 'string' || !isBindableNamespace(namespace)) {
       throw new InvalidArgumentError(
         `invalid role namespace ${JSON.stringify(namespace ?? '')}: a namespace key or ${ALL_NAMESPACES}`,
       );

@@ -40,11 +40,6 @@ export class RoleResolver {
     this.#stored = stored;
   }
 
-  /** The config's rules; the stored ones are `useStored`'s. */
-  rules(): RoleRules | undefined {
-    return this.#configured;
-  }
-
   /**
    * An identity's roles: the config's rules (their default when none of them matches), and besides
    * every stored binding that matches. Stored bindings only add: one made by an admin of a namespace
