@@ -3,10 +3,18 @@
 // as soon as the previous one on its slot has answered, for a fixed time. Reports requests/s and
 // latency percentiles like the HTTP load generators (load.ts).
 //
+// With a rate, each slot sends on its own schedule, the slots staggered over one period, so calls
+// arrive spread out as from many independent clients. `runPacedHttpLoad` sends HTTP POSTs on the
+// same schedule (one keep-alive connection per slot): bench/transport-cost.ts compares the two
+// transports at one rate, and the arrival pattern must be the same for both, since a server woken
+// once for a burst of requests pays its wake-up once (autocannon's `overallRate` sends in bursts:
+// about 15 requests per wake-up at 2,000 requests/s, against one per wake-up here).
+//
 // It runs in a child process of its own (`runGrpcLoad` spawns this file with `--child`), pinned to the
 // load generator's CPU like wrk, so its CPU never competes with the server's.
 
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { credentials, loadPackageDefinition, type ServiceError } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
@@ -15,7 +23,7 @@ import type { LoadResult } from './load.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export interface GrpcLoadOptions {
-  /** host:port of the gRPC server. */
+  /** host:port of the gRPC server (of the HTTP server, with `http`). */
   target: string;
   /** A method of flipt.evaluation.EvaluationService (Boolean, Variant, Batch). */
   method: 'Boolean' | 'Variant' | 'Batch';
@@ -28,6 +36,31 @@ export interface GrpcLoadOptions {
   cpus?: string;
   /** Calls per second in all (each connection sends every `connections / rate` s); unset: as fast as it goes. */
   rate?: number;
+  /** Instead of gRPC calls, POST `request` as JSON to this path over HTTP/1.1 (`runPacedHttpLoad`). */
+  http?: { path: string };
+}
+
+type Slot = { call: (done: (ok: boolean) => void) => void; close(): void };
+
+/** One keep-alive HTTP/1.1 connection per slot, each POSTing the request body as JSON. */
+function httpSlots(options: GrpcLoadOptions, path: string): Slot[] {
+  const [host, port] = options.target.split(':');
+  const body = Buffer.from(JSON.stringify(options.request));
+  const headers = { 'content-type': 'application/json', 'content-length': body.length, ...options.metadata };
+  return Array.from({ length: options.connections }, () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    return {
+      call: (done) => {
+        const request = http.request({ host, port: Number(port), path, method: 'POST', agent, headers }, (response) => {
+          response.resume();
+          response.on('end', () => done(response.statusCode === 200));
+        });
+        request.on('error', () => done(false));
+        request.end(body);
+      },
+      close: () => agent.destroy(),
+    };
+  });
 }
 
 type Call = (
@@ -63,12 +96,20 @@ function clients(options: GrpcLoadOptions): { call: Call; close(): void }[] {
   });
 }
 
-/** Runs the load in this process and returns what it measured. */
-async function runHere(options: GrpcLoadOptions): Promise<LoadResult> {
+/** One gRPC channel per slot, each making the method's call. */
+async function grpcSlots(options: GrpcLoadOptions): Promise<Slot[]> {
   const { Metadata } = await import('@grpc/grpc-js');
   const metadata = new Metadata();
   for (const [key, value] of Object.entries(options.metadata ?? {})) metadata.set(key, value);
-  const slots = clients(options);
+  return clients(options).map((client) => ({
+    call: (done) => client.call(options.request, metadata, (err) => done(err === null)),
+    close: client.close,
+  }));
+}
+
+/** Runs the load in this process and returns what it measured. */
+async function runHere(options: GrpcLoadOptions): Promise<LoadResult> {
+  const slots = options.http ? httpSlots(options, options.http.path) : await grpcSlots(options);
   const latencies: number[] = [];
   let failures = 0;
   const deadline = performance.now() + options.durationSeconds * 1000;
@@ -83,8 +124,8 @@ async function runHere(options: GrpcLoadOptions): Promise<LoadResult> {
           const send = () => {
             if (performance.now() >= deadline) return resolve();
             const sent = performance.now();
-            slot.call(options.request, metadata, (err) => {
-              if (err) failures++;
+            slot.call((ok) => {
+              if (!ok) failures++;
               else latencies.push(performance.now() - sent);
               next();
             });
@@ -112,6 +153,11 @@ async function runHere(options: GrpcLoadOptions): Promise<LoadResult> {
     failures,
     total: latencies.length + failures,
   };
+}
+
+/** HTTP POSTs on the paced schedule of the gRPC load (`http.path`; `target` is host:port). */
+export function runPacedHttpLoad(options: GrpcLoadOptions & { http: { path: string } }): Promise<LoadResult> {
+  return runGrpcLoad(options);
 }
 
 /** Runs the load in a child process (pinned to `cpus` when given) and returns what it measured. */

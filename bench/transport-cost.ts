@@ -4,20 +4,26 @@
 //
 // Compiles this tree, starts the server as production runs it on CPU 0, seeds the bench's flags
 // (bench/seed.ts), restarts it, then in each round loads single boolean, single variant and a batch
-// of 50, once over HTTP (autocannon at a fixed overall rate) and once over gRPC (bench/grpc-load.ts at
-// the same rate), from CPU 1, the order of the two alternating by round. The server's CPU time per
+// of 50, once over HTTP and once over gRPC, both from bench/grpc-load.ts at the same rate and on the
+// same schedule (one connection per slot, the slots' sends spread evenly: a load that sends in bursts
+// lets the server answer several requests per wake-up, and autocannon's `overallRate` does), from CPU 1, the order of the two alternating by round. The server's CPU time per
 // request comes from /proc, less its idle CPU measured just before each load. Prints, per scenario, each transport's CPU µs per request and the ratio
 // gRPC ÷ HTTP: medians and spreads of the rounds.
 //
+// The first row, "bare (Node's floor)", is the two transports with nothing behind them, loaded the same
+// way: bench/bare-server.ts (Fastify answering a fixed JSON) over HTTP and bench/bare-grpc-server.ts
+// (node:http2 answering a fixed unary gRPC answer) over gRPC. Its ratio is what Node's HTTP/2 and a
+// gRPC client's calls cost against HTTP/1.1 before Vexil does anything.
+//
 // Options: --rate N (requests/s, 2000) --duration S (8) --repeat R (5) --connections C (50)
+// --scenarios bare,boolean,variant,batch (all)
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { NODE_ENVIRONMENT, NODE_FLAGS } from '../src/runtime/runtime-flags.js';
-import { runGrpcLoad } from './grpc-load.js';
+import { runGrpcLoad, runPacedHttpLoad } from './grpc-load.js';
 import { BENCH_CONTEXT, seedBenchmark } from './seed.js';
 import { compileServer, cpuMicros, freePort, median, ROOT, stop, waitHealthy } from './server-process.js';
 
@@ -32,6 +38,10 @@ const rate = option('rate', 2000);
 const duration = option('duration', 8);
 const repeat = option('repeat', 5);
 const connections = option('connections', 50);
+const scenarioIndex = argv.indexOf('--scenarios');
+const wanted = new Set(
+  scenarioIndex >= 0 ? String(argv[scenarioIndex + 1]).split(',') : ['bare', 'boolean', 'variant', 'batch'],
+);
 
 const pins =
   availableParallelism() >= 2 && spawnSync('taskset', ['-V']).error === undefined
@@ -44,6 +54,24 @@ const httpPort = await freePort();
 const grpcPort = await freePort();
 const baseUrl = `http://127.0.0.1:${httpPort}`;
 let server: ChildProcess | undefined;
+let bareHttp: ChildProcess | undefined;
+let bareGrpc: ChildProcess | undefined;
+
+/** A bench/ server that prints its port, on the server's CPU with the program's Node options. */
+async function startBare(file: string): Promise<{ child: ChildProcess; port: number }> {
+  const args = [...NODE_FLAGS, '--import', 'tsx', file];
+  const [cmd, cmdArgs] = pins ? ['taskset', ['-c', pins.server, process.execPath, ...args]] : [process.execPath, args];
+  const child = spawn(cmd, cmdArgs as string[], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...NODE_ENVIRONMENT },
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout?.once('data', (d) => resolve(Number(String(d).trim())));
+    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
+  });
+  return { child, port };
+}
 
 async function start(main: string): Promise<ChildProcess> {
   const args = [...NODE_FLAGS, main, 'serve'];
@@ -90,65 +118,96 @@ try {
     entity_id: entityId,
     context: BENCH_CONTEXT,
   });
-  const scenarios = [
-    {
-      name: 'single boolean',
-      path: '/evaluate/v1/boolean',
-      body: http(seeded.booleanFlags[0] as string),
-      method: 'Boolean' as const,
-      request: grpc(seeded.booleanFlags[0] as string),
-    },
-    {
+  interface Scenario {
+    name: string;
+    path: string;
+    body: unknown;
+    method: 'Boolean' | 'Variant' | 'Batch';
+    request: unknown;
+    /** Where each transport's load goes, and whose CPU is read. */
+    http: { target: string; pid: () => number | undefined };
+    grpc: { target: string; pid: () => number | undefined };
+  }
+  const vexil = {
+    http: { target: `127.0.0.1:${httpPort}`, pid: () => server?.pid },
+    grpc: { target: `127.0.0.1:${grpcPort}`, pid: () => server?.pid },
+  };
+  const booleanRequest = {
+    path: '/evaluate/v1/boolean',
+    body: http(seeded.booleanFlags[0] as string),
+    method: 'Boolean' as const,
+    request: grpc(seeded.booleanFlags[0] as string),
+  };
+  const scenarios: Scenario[] = [];
+  if (wanted.has('bare')) {
+    const h = await startBare('bench/bare-server.ts');
+    const g = await startBare('bench/bare-grpc-server.ts');
+    bareHttp = h.child;
+    bareGrpc = g.child;
+    scenarios.push({
+      name: "bare (Node's floor)",
+      ...booleanRequest,
+      http: { target: `127.0.0.1:${h.port}`, pid: () => bareHttp?.pid },
+      grpc: { target: `127.0.0.1:${g.port}`, pid: () => bareGrpc?.pid },
+    });
+  }
+  if (wanted.has('boolean')) scenarios.push({ name: 'single boolean', ...booleanRequest, ...vexil });
+  if (wanted.has('variant')) {
+    scenarios.push({
       name: 'single variant',
       path: '/evaluate/v1/variant',
       body: http(seeded.variantFlags[0] as string),
-      method: 'Variant' as const,
+      method: 'Variant',
       request: grpc(seeded.variantFlags[0] as string),
-    },
-    {
+      ...vexil,
+    });
+  }
+  if (wanted.has('batch')) {
+    scenarios.push({
       name: 'batch of 50',
       path: '/evaluate/v1/batch',
       body: { requests: batchKeys.map(http) },
-      method: 'Batch' as const,
+      method: 'Batch',
       request: { requests: batchKeys.map(grpc) },
-    },
-  ];
+      ...vexil,
+    });
+  }
 
   // What the server spends idle (timers, the revision poll) is paid whatever the transport; at a
   // few hundred requests/s it would be tens of µs per request, so it is measured before each load and
   // taken off.
-  const idleMicrosPerSecond = async (): Promise<number> => {
-    const before = cpuMicros(server?.pid) ?? 0;
+  const idleMicrosPerSecond = async (pid: number | undefined): Promise<number> => {
+    const before = cpuMicros(pid) ?? 0;
     await new Promise((r) => setTimeout(r, 3_000));
-    return ((cpuMicros(server?.pid) ?? 0) - before) / 3;
+    return ((cpuMicros(pid) ?? 0) - before) / 3;
   };
-  const perRequest = async (load: () => Promise<{ total: number; failures: number }>) => {
-    const idle = await idleMicrosPerSecond();
+  const perRequest = async (pid: number | undefined, load: () => Promise<{ total: number; failures: number }>) => {
+    const idle = await idleMicrosPerSecond(pid);
     const started = performance.now();
-    const before = cpuMicros(server?.pid) ?? 0;
+    const before = cpuMicros(pid) ?? 0;
     const result = await load();
-    const after = cpuMicros(server?.pid) ?? 0;
+    const after = cpuMicros(pid) ?? 0;
     const seconds = (performance.now() - started) / 1000;
     if (result.failures > 0) throw new Error(`${result.failures} failed requests`);
     return { cpu: (after - before - idle * seconds) / result.total, rps: result.total / duration };
   };
-  const overHttp = (s: (typeof scenarios)[number], seconds: number) =>
-    perRequest(async () => {
-      const r = await autocannon({
-        url: `${baseUrl}${s.path}`,
-        method: 'POST',
-        body: JSON.stringify(s.body),
-        headers: { 'content-type': 'application/json' },
+  const overHttp = (s: Scenario, seconds: number) =>
+    perRequest(s.http.pid(), () =>
+      runPacedHttpLoad({
+        target: s.http.target,
+        http: { path: s.path },
+        method: s.method,
+        request: s.body,
         connections,
-        duration: seconds,
-        overallRate: rate,
-      });
-      return { total: r.requests.total, failures: r.non2xx + r.errors + r.timeouts };
-    });
-  const overGrpc = (s: (typeof scenarios)[number], seconds: number) =>
-    perRequest(() =>
+        durationSeconds: seconds,
+        cpus: pins?.load,
+        rate,
+      }),
+    );
+  const overGrpc = (s: Scenario, seconds: number) =>
+    perRequest(s.grpc.pid(), () =>
       runGrpcLoad({
-        target: `127.0.0.1:${grpcPort}`,
+        target: s.grpc.target,
         method: s.method,
         request: s.request,
         connections,
@@ -195,5 +254,7 @@ try {
   }
 } finally {
   await stop(server);
+  await stop(bareHttp);
+  await stop(bareGrpc);
   rmSync(dir, { recursive: true, force: true });
 }

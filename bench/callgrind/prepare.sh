@@ -51,5 +51,10 @@ fs.writeFileSync(d + "/boolean.json", JSON.stringify(single(s.booleanFlags[0])))
 fs.writeFileSync(d + "/variant.json", JSON.stringify(single(s.variantFlags[0])));
 fs.writeFileSync(d + "/batch.json", JSON.stringify({ requests: keys.map(single) }));
 fs.writeFileSync(d + "/ofrep.json", JSON.stringify({ context: { targetingKey: "user-1234", ...ctx } }));
+// The same evaluations over gRPC (proto field names), for the grpc-* scenarios of count.sh.
+const call = (k) => ({ namespace_key: "default", flag_key: k, entity_id: "user-1234", context: ctx });
+fs.writeFileSync(d + "/grpc-boolean.json", JSON.stringify(call(s.booleanFlags[0])));
+fs.writeFileSync(d + "/grpc-variant.json", JSON.stringify(call(s.variantFlags[0])));
+fs.writeFileSync(d + "/grpc-batch.json", JSON.stringify({ requests: keys.map(call) }));
 ' "$B/seed.json" "$B"
 echo "prepared $B"
