@@ -18,12 +18,13 @@
 
 import { constants, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import { status as GrpcStatus, Metadata, type MethodDefinition } from '@grpc/grpc-js';
+import type { Authentication } from '../../domain/authentication.js';
 import { type GrpcTelemetry, recordGrpcCall } from '../../telemetry/grpc.js';
 import { REVISION_HEADER } from '../kinds.js';
 import { answerStatus } from './call-screening.js';
 import { snakeFields } from './field-case.js';
 import { malformedRequestStatus } from './request-decoding.js';
-import { type AnyRpc, authenticate, type RpcContext, type RpcDeps, statusOf } from './rpc.js';
+import { type AnyRpc, authenticateNow, type RpcContext, type RpcDeps, statusOf } from './rpc.js';
 import type { StreamGate } from './stream-gate.js';
 
 /** The methods this path answers. */
@@ -64,8 +65,22 @@ function deadlineOf(header: string | string[] | undefined): number {
   return Date.now() + ((Number(match[1]) * (TIMEOUT_UNIT_MS[match[2] as string] as number)) | 0);
 }
 
-/** Response headers grpc-js sends before an answer (server-interceptors.ts), plus the revision. */
+/**
+ * Response headers grpc-js sends before an answer (server-interceptors.ts), plus the revision; the
+ * object is kept for the last revision seen (a namespace's revision changes with its writes, not per
+ * call), and Node only reads it.
+ */
+let lastRevision: string | undefined;
+let lastHeaders = headersFor(undefined);
 function answerHeaders(revision: string | undefined) {
+  if (revision !== lastRevision) {
+    lastRevision = revision;
+    lastHeaders = headersFor(revision);
+  }
+  return lastHeaders;
+}
+
+function headersFor(revision: string | undefined) {
   const headers: Record<string, string | number> = {
     [constants.HTTP2_HEADER_STATUS]: 200,
     [constants.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc+proto',
@@ -126,35 +141,51 @@ export function evaluationFastPath(
           if (value !== '') revision = value;
         },
       };
-      authenticate(method.rpc, request, metadata, deps)
-        .then((authentication) => {
-          context.authentication = authentication;
-          if (pastDeadline()) throw new DeadlinePassed();
-          return method.rpc.handle(request, context);
-        })
-        .then(
-          (result) => {
-            if (stream.destroyed || stream.closed) return;
-            // No timer per call as grpc-js sets one: an answer that comes too late is refused instead.
-            if (deadline !== Number.POSITIVE_INFINITY && deadline <= Date.now()) {
-              return fail(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
+      // Synchronous when nothing needs waiting for (no token look-up, the snapshot held), as over HTTP;
+      // a promise only where one of them waits.
+      const failWith = (err: unknown) => {
+        const { code, details } = statusOf(err);
+        fail(code, details);
+      };
+      const send = (result: unknown) => {
+        if (stream.destroyed || stream.closed) return;
+        // No timer per call as grpc-js sets one: an answer that comes too late is refused instead.
+        if (deadline !== Number.POSITIVE_INFINITY && deadline <= Date.now()) {
+          return fail(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
+        }
+        const bytes = Buffer.isBuffer(result) ? result : method.definition.responseSerialize(snakeFields(result));
+        const frame = Buffer.allocUnsafe(5 + bytes.length);
+        frame[0] = 0;
+        frame.writeUInt32BE(bytes.length, 1);
+        bytes.copy(frame, 5);
+        finish(GrpcStatus.OK);
+        stream.respond(answerHeaders(revision), { waitForTrailers: true });
+        stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
+        stream.end(frame);
+      };
+      const handle = (authentication: Authentication | null) => {
+        context.authentication = authentication;
+        if (pastDeadline()) return fail(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
+        const result = method.rpc.handle(request, context);
+        if (result instanceof Promise) result.then(send, failWith);
+        else send(result);
+      };
+      try {
+        const authentication = authenticateNow(method.rpc, request, metadata, deps);
+        if (authentication instanceof Promise) {
+          authentication.then((found) => {
+            try {
+              handle(found);
+            } catch (err) {
+              failWith(err);
             }
-            const bytes = Buffer.isBuffer(result) ? result : method.definition.responseSerialize(snakeFields(result));
-            const frame = Buffer.allocUnsafe(5 + bytes.length);
-            frame[0] = 0;
-            frame.writeUInt32BE(bytes.length, 1);
-            bytes.copy(frame, 5);
-            finish(GrpcStatus.OK);
-            stream.respond(answerHeaders(revision), { waitForTrailers: true });
-            stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
-            stream.end(frame);
-          },
-          (err: unknown) => {
-            if (err instanceof DeadlinePassed) return fail(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
-            const { code, details } = statusOf(err);
-            fail(code, details);
-          },
-        );
+          }, failWith);
+        } else {
+          handle(authentication);
+        }
+      } catch (err) {
+        failWith(err);
+      }
     };
 
     // A stream that closes before its status was sent: cancelled (as grpc-js counts it).
@@ -218,5 +249,3 @@ export function evaluationFastPath(
     },
   };
 }
-
-class DeadlinePassed extends Error {}

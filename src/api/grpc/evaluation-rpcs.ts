@@ -2,15 +2,15 @@
 // (EvaluationSnapshotNamespace) over the evaluation service, as /evaluate/v1 and the client snapshot
 // route call it. The answer names the snapshot's revision (x-vexil-revision).
 
-import { randomUUID } from 'node:crypto';
 import { namespaceKeyOrDefault } from '../../domain/namespace-key.js';
-import type { BooleanEvaluation, VariantEvaluation } from '../../evaluation/index.js';
-import { currentTimestamp, type EvaluationInput } from '../../services/evaluation-types.js';
+import type { BooleanEvaluation, NamespaceSnapshot, VariantEvaluation } from '../../evaluation/index.js';
+import { type BatchEvaluation, currentTimestamp, type EvaluationInput } from '../../services/evaluation-types.js';
 import type { Services } from '../../services/index.js';
+import { randomRequestId } from '../../telemetry/request-id.js';
 import { clientFlagRenderer, SnapshotLevel } from '../client-snapshot.js';
 import { batchAnswerBytes, booleanAnswerBytes, variantAnswerBytes } from './evaluation-answer.js';
 import { timestampMessage } from './messages.js';
-import type { Rpc } from './rpc.js';
+import type { Rpc, RpcContext } from './rpc.js';
 
 /** flipt.evaluation.EvaluationRequest as proto-loader decodes it (proto/'s names, defaults filled in). */
 export interface EvaluationRequestMessage {
@@ -51,66 +51,84 @@ function stamp(requestId: string, started: number) {
   };
 }
 
+/** A batch's answer: its bytes, or the object form when an item has a reason the proto lacks. */
+function batchAnswer(answer: BatchEvaluation, started: number) {
+  const encoded = batchAnswerBytes(
+    answer.requestId,
+    answer.requests,
+    answer.items,
+    () => performance.now() - started,
+    Date.now,
+  );
+  if (encoded !== undefined) return encoded;
+  return {
+    requestId: answer.requestId,
+    responses: answer.items.map((item, i) => {
+      const itemRequest = answer.requests[i];
+      const stamped = stamp(itemRequest?.requestId ?? '', started);
+      switch (item.type) {
+        case 'BOOLEAN_EVALUATION_RESPONSE_TYPE':
+          return { type: item.type, booleanResponse: { ...item.booleanResponse, ...stamped } };
+        case 'VARIANT_EVALUATION_RESPONSE_TYPE':
+          return { type: item.type, variantResponse: { ...item.variantResponse, ...stamped } };
+        default:
+          return {
+            type: item.type,
+            errorResponse: { ...item.errorResponse, namespaceKey: itemRequest?.namespaceKey ?? '' },
+          };
+      }
+    }),
+    requestDurationMillis: performance.now() - started,
+  };
+}
+
 export function evaluationRpcs({ evaluation }: Services): Rpc<never>[] {
   const single = <R extends BooleanEvaluation | VariantEvaluation>(
     method: string,
-    evaluate: (snapshot: Parameters<typeof evaluation.booleanResult>[0], input: EvaluationInput) => R,
+    evaluate: (snapshot: NamespaceSnapshot, input: EvaluationInput) => R,
     bytes: (result: R, requestId: string, durationMillis: number, millis: number) => Buffer | undefined,
-  ): Rpc<EvaluationRequestMessage> => ({
-    method,
-    kind: 'evaluation',
-    access: { resource: 'evaluation', action: 'evaluate', namespace: 'request' },
-    protoNames: true,
-    async handle(request, context) {
-      const started = performance.now();
-      const snapshot = await evaluation.snapshot(namespaceKeyOrDefault(request.namespace_key));
+  ): Rpc<EvaluationRequestMessage> => {
+    const answer = (
+      snapshot: NamespaceSnapshot,
+      request: EvaluationRequestMessage,
+      context: RpcContext,
+      started: number,
+    ) => {
       context.setRevision(snapshot.revision);
       const result = evaluate(snapshot, evaluationInput(request));
-      const requestId = request.request_id || randomUUID();
+      const requestId = request.request_id || randomRequestId();
       return (
         bytes(result, requestId, performance.now() - started, Date.now()) ?? { ...result, ...stamp(requestId, started) }
       );
-    },
-  });
+    };
+    return {
+      method,
+      kind: 'evaluation',
+      access: { resource: 'evaluation', action: 'evaluate', namespace: 'request' },
+      protoNames: true,
+      // Synchronous while the namespace's snapshot is held, as over HTTP; a closure only for a call
+      // that waits for a snapshot load.
+      handle(request, context) {
+        const started = performance.now();
+        const snapshot = evaluation.snapshot(namespaceKeyOrDefault(request.namespace_key));
+        if (snapshot instanceof Promise) return snapshot.then((held) => answer(held, request, context, started));
+        return answer(snapshot, request, context, started);
+      },
+    };
+  };
 
   const batch: Rpc<BatchRequestMessage> = {
     method: 'Batch',
     kind: 'evaluation',
     access: { resource: 'evaluation', action: 'evaluate', namespace: 'items' },
     protoNames: true,
-    async handle(request) {
+    handle(request) {
       const started = performance.now();
-      const answer = await evaluation.batch({
+      const batch = evaluation.batch({
         requestId: request.request_id,
         requests: request.requests.map(evaluationInput),
       });
-      const encoded = batchAnswerBytes(
-        answer.requestId,
-        answer.requests,
-        answer.items,
-        () => performance.now() - started,
-        Date.now,
-      );
-      if (encoded !== undefined) return encoded;
-      return {
-        requestId: answer.requestId,
-        responses: answer.items.map((item, i) => {
-          const itemRequest = answer.requests[i];
-          const stamped = stamp(itemRequest?.requestId ?? '', started);
-          switch (item.type) {
-            case 'BOOLEAN_EVALUATION_RESPONSE_TYPE':
-              return { type: item.type, booleanResponse: { ...item.booleanResponse, ...stamped } };
-            case 'VARIANT_EVALUATION_RESPONSE_TYPE':
-              return { type: item.type, variantResponse: { ...item.variantResponse, ...stamped } };
-            default:
-              return {
-                type: item.type,
-                errorResponse: { ...item.errorResponse, namespaceKey: itemRequest?.namespaceKey ?? '' },
-              };
-          }
-        }),
-        requestDurationMillis: performance.now() - started,
-      };
+      return batch instanceof Promise ? batch.then((done) => batchAnswer(done, started)) : batchAnswer(batch, started);
     },
   };
 
