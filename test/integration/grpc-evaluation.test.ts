@@ -37,6 +37,15 @@ function inProto(rest: Msg, grpc: Msg): Msg {
   return Object.fromEntries(Object.keys(grpc).map((key) => [key, rest[key]]));
 }
 
+/**
+ * Every fourth entity's id is not ASCII (and so its message is not): the fast path reads ASCII messages'
+ * strings from one decoding and the rest through protobufjs (ascii-reader.ts); a wrong byte moves the
+ * entity's bucket, which the percentage rollouts of the rich namespace show.
+ */
+function entityIdFor(i: number): string {
+  return i % 4 === 0 ? `éntité-${i}-ü` : `entity-${i}`;
+}
+
 async function inBatches<T>(count: number, size: number, fn: (i: number) => Promise<T>): Promise<T[]> {
   const out: T[] = [];
   for (let start = 0; start < count; start += size) {
@@ -95,7 +104,7 @@ describeEachBackend('gRPC flipt.evaluation', (backend) => {
       await inBatches(entities, 50, async (i) => {
         const context = contextFor(i);
         for (const flag of flags) {
-          const request = { namespaceKey: 'default', flagKey: flag.key, entityId: `entity-${i}`, context };
+          const request = { namespaceKey: 'default', flagKey: flag.key, entityId: entityIdFor(i), context };
           const [viaGrpc, viaRest] = await Promise.all([
             grpc.call(EVALUATION, flag.method, request),
             http('POST', flag.url, request),
@@ -117,7 +126,7 @@ describeEachBackend('gRPC flipt.evaluation', (backend) => {
         for (let i = n * 10; i < n * 10 + 10; i++) {
           // Four flags per entity, in turn: 1,000 entities × every flag in 100 batches of 40.
           for (const flagKey of flagKeys)
-            requests.push({ namespaceKey: 'default', flagKey, entityId: `entity-${i}`, context: contextFor(i) });
+            requests.push({ namespaceKey: 'default', flagKey, entityId: entityIdFor(i), context: contextFor(i) });
         }
         const chunks = [requests.slice(0, 40), requests.slice(40, 80)];
         for (const chunk of chunks) {

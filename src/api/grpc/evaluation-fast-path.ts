@@ -21,6 +21,7 @@ import { status as GrpcStatus, Metadata, type MethodDefinition } from '@grpc/grp
 import type { Authentication } from '../../domain/authentication.js';
 import { type GrpcTelemetry, recordGrpcCall } from '../../telemetry/grpc.js';
 import { REVISION_HEADER } from '../kinds.js';
+import { AsciiMessageReader } from './ascii-reader.js';
 import { answerStatus } from './call-screening.js';
 import { snakeFields } from './field-case.js';
 import { malformedRequestStatus } from './request-decoding.js';
@@ -228,7 +229,8 @@ export function evaluationFastPath(
           `Received a second request message for server streaming method ${method.path}`,
         );
       }
-      answer(method.definition.requestDeserialize(body.subarray(5, 5 + length)));
+      // proto-loader hands what it is given to protobufjs's decode, which takes a reader as well.
+      answer(method.definition.requestDeserialize(new AsciiMessageReader(body.subarray(5, 5 + length)) as never));
     });
   };
 
