@@ -1,11 +1,12 @@
 // What the benches share about the server process they measure: compiling it as production runs it,
 // a free port, waiting for /health, stopping it, and reading its CPU time and resident memory.
 
-import { type ChildProcess, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NODE_ENVIRONMENT, NODE_FLAGS } from '../src/runtime/runtime-flags.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -97,4 +98,28 @@ export function median(values: number[]): number {
   return sorted.length % 2 === 1
     ? (sorted[mid] as number)
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/**
+ * Starts a bench/ server that prints its port on stdout (bare-server.ts, bare-grpc-server.ts) under
+ * tsx, with the program's Node options and environment (a ceiling run on other options is no
+ * ceiling), on `cpus` when given. `nodeArgs` go before the file (`--cpu-prof` and its directory).
+ */
+export async function startPortPrinter(
+  file: string,
+  cpus: string | undefined,
+  nodeArgs: string[] = [],
+): Promise<{ child: ChildProcess; port: number }> {
+  const args = [...NODE_FLAGS, ...nodeArgs, '--import', 'tsx', file];
+  const [cmd, cmdArgs] = cpus ? ['taskset', ['-c', cpus, process.execPath, ...args]] : [process.execPath, args];
+  const child = spawn(cmd, cmdArgs as string[], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...NODE_ENVIRONMENT },
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout?.once('data', (d) => resolve(Number(String(d).trim())));
+    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
+  });
+  return { child, port };
 }

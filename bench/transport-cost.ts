@@ -25,7 +25,16 @@ import { join } from 'node:path';
 import { NODE_ENVIRONMENT, NODE_FLAGS } from '../src/runtime/runtime-flags.js';
 import { runGrpcLoad, runPacedHttpLoad } from './grpc-load.js';
 import { BENCH_CONTEXT, seedBenchmark } from './seed.js';
-import { compileServer, cpuMicros, freePort, median, ROOT, stop, waitHealthy } from './server-process.js';
+import {
+  compileServer,
+  cpuMicros,
+  freePort,
+  median,
+  ROOT,
+  startPortPrinter,
+  stop,
+  waitHealthy,
+} from './server-process.js';
 
 const argv = process.argv.slice(2);
 const option = (name: string, fallback: number): number => {
@@ -56,22 +65,6 @@ const baseUrl = `http://127.0.0.1:${httpPort}`;
 let server: ChildProcess | undefined;
 let bareHttp: ChildProcess | undefined;
 let bareGrpc: ChildProcess | undefined;
-
-/** A bench/ server that prints its port, on the server's CPU with the program's Node options. */
-async function startBare(file: string): Promise<{ child: ChildProcess; port: number }> {
-  const args = [...NODE_FLAGS, '--import', 'tsx', file];
-  const [cmd, cmdArgs] = pins ? ['taskset', ['-c', pins.server, process.execPath, ...args]] : [process.execPath, args];
-  const child = spawn(cmd, cmdArgs as string[], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ...NODE_ENVIRONMENT },
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout?.once('data', (d) => resolve(Number(String(d).trim())));
-    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
-  });
-  return { child, port };
-}
 
 async function start(main: string): Promise<ChildProcess> {
   const args = [...NODE_FLAGS, main, 'serve'];
@@ -140,8 +133,8 @@ try {
   };
   const scenarios: Scenario[] = [];
   if (wanted.has('bare')) {
-    const h = await startBare('bench/bare-server.ts');
-    const g = await startBare('bench/bare-grpc-server.ts');
+    const h = await startPortPrinter('bench/bare-server.ts', pins?.server);
+    const g = await startPortPrinter('bench/bare-grpc-server.ts', pins?.server);
     bareHttp = h.child;
     bareGrpc = g.child;
     scenarios.push({

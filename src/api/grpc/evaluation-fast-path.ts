@@ -164,29 +164,26 @@ export function evaluationFastPath(
         stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
         stream.end(frame);
       };
+      // A handler's refusal may be thrown at once (a batch over the limit): answered as a rejection is.
       const handle = (authentication: Authentication | null) => {
-        context.authentication = authentication;
-        if (pastDeadline()) return fail(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
-        const result = method.rpc.handle(request, context);
-        if (result instanceof Promise) result.then(send, failWith);
-        else send(result);
-      };
-      try {
-        const authentication = authenticateNow(method.rpc, request, metadata, deps);
-        if (authentication instanceof Promise) {
-          authentication.then((found) => {
-            try {
-              handle(found);
-            } catch (err) {
-              failWith(err);
-            }
-          }, failWith);
-        } else {
-          handle(authentication);
+        try {
+          context.authentication = authentication;
+          if (pastDeadline()) return fail(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
+          const result = method.rpc.handle(request, context);
+          if (result instanceof Promise) result.then(send, failWith);
+          else send(result);
+        } catch (err) {
+          failWith(err);
         }
+      };
+      let authentication: ReturnType<typeof authenticateNow>;
+      try {
+        authentication = authenticateNow(method.rpc, request, metadata, deps);
       } catch (err) {
-        failWith(err);
+        return failWith(err);
       }
+      if (authentication instanceof Promise) authentication.then(handle, failWith);
+      else handle(authentication);
     };
 
     // A stream that closes before its status was sent: cancelled (as grpc-js counts it).

@@ -57,6 +57,14 @@ function oneField(request: FastifyRequest, access: Access, field: { name: string
 
 const EMPTY_INPUT: AccessInput = Object.freeze({});
 
+/**
+ * The namespace key the request names, as the `request` rule reads it, whatever rule `access` declares:
+ * for a read across namespaces (`filtered`) that names one only when its input does (api/http/tiers.ts).
+ */
+export function namedNamespaceKey(request: FastifyRequest, access: Access): unknown {
+  return oneField(request, access, ONE_FIELD.request);
+}
+
 export function httpAccessInput(request: FastifyRequest, access: Access | undefined): AccessInput {
   const rule = access?.namespace;
   if (access !== undefined && (rule === 'request' || rule === 'key')) {

@@ -20,7 +20,7 @@ import { collectWrites, type WriteReceipt } from '../../services/write.js';
 import { writeReceiptOf } from '../change-actor.js';
 import { IF_MATCH, ifMatchTag } from '../if-match.js';
 import { READ_ONLY_MESSAGE, type RouteTier, refusesTier, type TierClass, tierOfClass } from '../kinds.js';
-import { httpAccessInput } from './access-input.js';
+import { httpAccessInput, namedNamespaceKey } from './access-input.js';
 import { sendErrorBody } from './error-handler.js';
 import type { HttpApp } from './http-app.js';
 import { addRouteHook } from './route-hooks.js';
@@ -71,7 +71,7 @@ function refuse(request: FastifyRequest, reply: FastifyReply): void {
 function requestNamespace(access: Access | undefined, request: FastifyRequest): string | undefined {
   if (access === undefined) return undefined;
   if (access.namespace === 'filtered') {
-    const named = httpAccessInput(request, { ...access, namespace: 'request' }).namespaceKey;
+    const named = namedNamespaceKey(request, access);
     return typeof named === 'string' && named !== '' ? named : undefined;
   }
   const namespaces = addressedNamespaces(access.namespace, httpAccessInput(request, access));
