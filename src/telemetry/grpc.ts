@@ -5,6 +5,7 @@
 // the process log at `log.grpc_level`. Being the one interceptor, it also lets a unary call's answer
 // and status leave in one write (answerWithStatus) and counts calls for the drain (onCall).
 
+import { performance } from 'node:perf_hooks';
 import { format } from 'node:util';
 import {
   status as GrpcStatus,

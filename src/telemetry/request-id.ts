@@ -4,6 +4,7 @@
 // every 128 ids and joins 20 string pieces, which single evaluations paid for measurably (measured:
 // docs/performance.md).
 
+import { Buffer } from 'node:buffer';
 import { randomFillSync } from 'node:crypto';
 
 const IDS_PER_FILL = 4096;

@@ -10,6 +10,7 @@
 // handlers in evaluation-rpcs.ts hand these bytes to grpc-js, whose serializer passes them through
 // (`passEncodedAnswers`).
 
+import { Buffer } from 'node:buffer';
 import type { ServiceDefinition } from '@grpc/grpc-js';
 import type { BooleanEvaluation, FlagEvaluation, VariantEvaluation } from '../../evaluation/index.js';
 
@@ -128,43 +129,34 @@ function writeVarint(out: Buffer, at: number, value: number): number {
   return i;
 }
 
-/** google.protobuf.Timestamp of the current millisecond (seconds 1, nanos 2), kept for the millisecond. */
-let stampMillis = -1;
-let stampBytes: Buffer = Buffer.alloc(0);
-function timestampBytes(millis: number): Buffer {
-  if (millis !== stampMillis) {
-    stampMillis = millis;
-    const seconds = Math.floor(millis / 1000);
-    stampBytes = new Bytes()
-      .key(1, 0)
-      .varint(seconds)
-      .key(2, 0)
-      .varint((millis - seconds * 1000) * 1_000_000)
-      .buffer();
-  }
-  return stampBytes;
-}
-
-/** The per-call fields: what they take on the wire, and writing them. */
+/**
+ * The per-call fields: what they take on the wire, and writing them. The timestamp
+ * (google.protobuf.Timestamp: seconds 1, nanos 2, both written) is written in place: at a few
+ * thousand calls a second nearly every call is in a millisecond of its own, so bytes kept per
+ * millisecond would be made again for each.
+ */
 class CallFields {
   requestId = '';
   idLength = 0;
   duration = 0;
-  stamp: Buffer = stampBytes;
+  seconds = 0;
+  nanos = 0;
+  stampLength = 0;
 
   set(requestId: string, duration: number, millis: number): this {
     this.requestId = requestId;
     this.idLength = Buffer.byteLength(requestId, 'utf8');
     this.duration = duration;
-    this.stamp = timestampBytes(millis);
+    const seconds = Math.floor(millis / 1000);
+    this.seconds = seconds;
+    this.nanos = (millis - seconds * 1000) * 1_000_000;
+    this.stampLength = 2 + varintLength(seconds) + varintLength(this.nanos);
     return this;
   }
 
   /** Bytes of request_id, duration and timestamp at `first`, `first + 1`, `first + 2`. */
   get length(): number {
-    return (
-      1 + varintLength(this.idLength) + this.idLength + 9 + 1 + varintLength(this.stamp.length) + this.stamp.length
-    );
+    return 1 + varintLength(this.idLength) + this.idLength + 9 + 1 + varintLength(this.stampLength) + this.stampLength;
   }
 
   write(out: Buffer, at: number, first: number): number {
@@ -175,43 +167,70 @@ class CallFields {
     out.writeDoubleLE(this.duration, i);
     i += 8;
     i = writeVarint(out, i, tag(first + 2, 2));
-    i = writeVarint(out, i, this.stamp.length);
-    this.stamp.copy(out, i);
-    return i + this.stamp.length;
+    i = writeVarint(out, i, this.stampLength);
+    i = writeVarint(out, i, tag(1, 0));
+    i = writeVarint(out, i, this.seconds);
+    i = writeVarint(out, i, tag(2, 0));
+    return writeVarint(out, i, this.nanos);
   }
 }
 
 const single = new CallFields();
 
-function singleBytes(around: Around, first: number, requestId: string, duration: number, millis: number): Buffer {
+/** gRPC's message prefix: a compression flag and the message's length. */
+export const GRPC_PREFIX = 5;
+
+/**
+ * A buffer for `length` answer bytes, after gRPC's 5-byte message prefix (not compressed, the length)
+ * when `framed`: the evaluation fast path writes such a frame to the stream as it is, with no copy.
+ */
+function answerBuffer(length: number, framed: boolean): Buffer {
+  if (!framed) return Buffer.allocUnsafe(length);
+  const out = Buffer.allocUnsafe(GRPC_PREFIX + length);
+  out[0] = 0;
+  out.writeUInt32BE(length, 1);
+  return out;
+}
+
+function singleBytes(
+  around: Around,
+  first: number,
+  requestId: string,
+  duration: number,
+  millis: number,
+  framed: boolean,
+): Buffer {
   const fields = single.set(requestId, duration, millis);
-  const out = Buffer.allocUnsafe(around.head.length + fields.length + around.tail.length);
-  around.head.copy(out, 0);
-  const at = fields.write(out, around.head.length, first);
+  const out = answerBuffer(around.head.length + fields.length + around.tail.length, framed);
+  const start = framed ? GRPC_PREFIX : 0;
+  around.head.copy(out, start);
+  const at = fields.write(out, start + around.head.length, first);
   around.tail.copy(out, at);
   return out;
 }
 
-/** BooleanEvaluationResponse bytes; undefined when the result has a reason the proto lacks. */
+/** BooleanEvaluationResponse bytes (framed: see answerBuffer); undefined when the result has a reason the proto lacks. */
 export function booleanAnswerBytes(
   result: BooleanEvaluation,
   requestId: string,
   durationMillis: number,
   millis: number,
+  framed = false,
 ): Buffer | undefined {
   const around = booleanAround(result);
-  return around && singleBytes(around, 3, requestId, durationMillis, millis);
+  return around && singleBytes(around, 3, requestId, durationMillis, millis, framed);
 }
 
-/** VariantEvaluationResponse bytes; undefined when the result has a reason the proto lacks. */
+/** VariantEvaluationResponse bytes (framed: see answerBuffer); undefined when the result has a reason the proto lacks. */
 export function variantAnswerBytes(
   result: VariantEvaluation,
   requestId: string,
   durationMillis: number,
   millis: number,
+  framed = false,
 ): Buffer | undefined {
   const around = variantAround(result);
-  return around && singleBytes(around, 6, requestId, durationMillis, millis);
+  return around && singleBytes(around, 6, requestId, durationMillis, millis, framed);
 }
 
 /** What a batch item needs of its request: its id, and the namespace key as sent (error items). */
@@ -246,8 +265,8 @@ function errorItemBytes(
  * BatchEvaluationResponse bytes (request_id 1, responses 2, request_duration_millis 3): each item an
  * EvaluationResponse (type 1, then boolean_response 2, variant_response 3 or error_response 4) whose
  * answer carries its own request's id and the duration and time at which it was written, as
- * evaluation-rpcs.ts stamps them. `durationAt` gives the duration so far. Undefined when an item has a
- * type or reason the proto lacks.
+ * evaluation-rpcs.ts stamps them. `durationAt` gives the duration so far; `framed`: see answerBuffer.
+ * Undefined when an item has a type or reason the proto lacks.
  */
 export function batchAnswerBytes(
   requestId: string,
@@ -255,6 +274,7 @@ export function batchAnswerBytes(
   items: readonly FlagEvaluation[],
   durationAt: () => number,
   millisAt: () => number,
+  framed = false,
 ): Buffer | undefined {
   const pieces: Buffer[] = [];
   let length = 0;
@@ -286,8 +306,8 @@ export function batchAnswerBytes(
     length += 1 + varintLength(piece.length) + piece.length;
   }
   const idLength = Buffer.byteLength(requestId, 'utf8');
-  const out = Buffer.allocUnsafe(1 + varintLength(idLength) + idLength + length + 9);
-  let at = writeVarint(out, 0, tag(1, 2));
+  const out = answerBuffer(1 + varintLength(idLength) + idLength + length + 9, framed);
+  let at = writeVarint(out, framed ? GRPC_PREFIX : 0, tag(1, 2));
   at = writeVarint(out, at, idLength);
   at += out.write(requestId, at, 'utf8');
   for (const piece of pieces) {

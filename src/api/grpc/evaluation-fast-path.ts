@@ -16,7 +16,9 @@
 // - telemetry as the interceptor records it (telemetry/grpc.ts): the call metric, the log line, and the
 //   drain's count from start to status or cancellation.
 
+import { Buffer } from 'node:buffer';
 import { constants, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
+import { performance } from 'node:perf_hooks';
 import { status as GrpcStatus, Metadata, type MethodDefinition } from '@grpc/grpc-js';
 import type { Authentication } from '../../domain/authentication.js';
 import { type GrpcTelemetry, recordGrpcCall } from '../../telemetry/grpc.js';
@@ -94,6 +96,195 @@ function headersFor(revision: string | undefined) {
 
 const OK_TRAILERS = { 'grpc-status': GrpcStatus.OK, 'grpc-message': 'OK' };
 
+/** The listeners every call shares: they read the stream they are called on. */
+function ignoreError() {}
+function sendOkTrailers(this: ServerHttp2Stream) {
+  this.sendTrailers(OK_TRAILERS);
+}
+
+/** Metadata for a call that carries neither header authentication reads (nothing writes to it). */
+const NO_CREDENTIALS = new Metadata();
+
+/** What every call of one fast path shares. */
+interface Shared {
+  deps: RpcDeps;
+  telemetry: GrpcTelemetry;
+  maxMessageBytes: number;
+}
+
+/**
+ * One call: its state in one object with three listeners on its stream, rather than a closure per
+ * step and a listener per event (each costs per call). It is also the handler's context.
+ */
+class FastCall implements RpcContext {
+  readonly started = performance.now();
+  readonly deadline: number;
+  readonly counted: (() => void) | undefined;
+  metadata = NO_CREDENTIALS;
+  authentication: Authentication | null = null;
+  readonly framesAnswer = true;
+  revision: string | undefined = undefined;
+  finished = false;
+  /** The request's bytes as they arrive. */
+  readonly onData = (chunk: Buffer) => this.data(chunk);
+  chunks: Buffer[] = [];
+  received = 0;
+  lengthRead = false;
+
+  constructor(
+    readonly stream: ServerHttp2Stream,
+    readonly headers: IncomingHttpHeaders,
+    readonly method: RegisteredMethod,
+    readonly shared: Shared,
+  ) {
+    this.deadline = deadlineOf(headers['grpc-timeout']);
+    this.counted = shared.telemetry.onCall?.(method.definition as never);
+  }
+
+  setRevision(value: string): void {
+    if (value !== '') this.revision = value;
+  }
+
+  finish(code: number): void {
+    if (this.finished) return;
+    this.finished = true;
+    recordGrpcCall(this.shared.telemetry, this.method.path, code, this.started);
+    this.counted?.();
+  }
+
+  fail(code: number, details: string): void {
+    if (this.stream.destroyed || this.stream.closed) return;
+    this.finish(code);
+    answerStatus(this.stream, code, details);
+  }
+
+  failWith(err: unknown): void {
+    const { code, details } = statusOf(err);
+    this.fail(code, details);
+  }
+
+  /** The stream ended, or the deadline passed (no timer per call as grpc-js sets one: a late call is refused instead). */
+  gone(): boolean {
+    if (this.stream.destroyed || this.stream.closed) return true;
+    if (this.deadline !== Number.POSITIVE_INFINITY && this.deadline <= Date.now()) {
+      this.fail(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
+      return true;
+    }
+    return false;
+  }
+
+  data(chunk: Buffer): void {
+    this.received += chunk.length;
+    this.chunks.push(chunk);
+    // Longer than one message may be: grpc-js's StreamDecoder refuses it as it arrives.
+    if (!this.lengthRead && this.received >= 5) {
+      this.lengthRead = true;
+      const first = this.chunks.length === 1 ? chunk : Buffer.concat(this.chunks, this.received);
+      this.chunks = [first];
+      const length = first.readUInt32BE(1);
+      const max = this.shared.maxMessageBytes;
+      if (length > max) {
+        this.stream.removeListener('data', this.onData);
+        this.fail(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (${length} vs. ${max})`);
+      }
+    }
+  }
+
+  end(): void {
+    if (this.finished) return;
+    const { chunks, received, method } = this;
+    const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received);
+    this.chunks = [];
+    const length = body.length >= 5 ? body.readUInt32BE(1) : -1;
+    if (length < 0 || body.length < 5 + length) {
+      this.fail(GrpcStatus.UNIMPLEMENTED, `Received no request message for unary method ${method.path}`);
+      return;
+    }
+    const rest = body.length - 5 - length;
+    // A second complete message (a partial one grpc-js never reads, so it answers the first).
+    if (rest >= 5 && rest >= 5 + body.readUInt32BE(5 + length)) {
+      this.fail(
+        GrpcStatus.UNIMPLEMENTED,
+        `Received a second request message for server streaming method ${method.path}`,
+      );
+      return;
+    }
+    // proto-loader hands what it is given to protobufjs's decode, which takes a reader as well.
+    this.answer(method.definition.requestDeserialize(new AsciiMessageReader(body.subarray(5, 5 + length)) as never));
+  }
+
+  /** The decoded request: checked, authenticated and answered as rpc.ts's unaryHandler does. */
+  answer(request: unknown): void {
+    const malformed = malformedRequestStatus(request);
+    if (malformed) {
+      this.fail(malformed.code, malformed.details);
+      return;
+    }
+    if (this.gone()) return;
+    const { authorization, cookie } = this.headers;
+    if (typeof authorization === 'string' || typeof cookie === 'string') {
+      const metadata = new Metadata();
+      if (typeof authorization === 'string') metadata.set('authorization', authorization);
+      if (typeof cookie === 'string') metadata.set('cookie', cookie);
+      this.metadata = metadata;
+    }
+    // Synchronous when nothing needs waiting for (no token look-up, the snapshot held), as over HTTP;
+    // a promise only where one of them waits.
+    let authentication: ReturnType<typeof authenticateNow>;
+    try {
+      authentication = authenticateNow(this.method.rpc, request, this.metadata, this.shared.deps);
+    } catch (err) {
+      this.failWith(err);
+      return;
+    }
+    if (authentication instanceof Promise) {
+      authentication.then(
+        (found) => this.handle(request, found),
+        (err: unknown) => this.failWith(err),
+      );
+    } else this.handle(request, authentication);
+  }
+
+  // A handler's refusal may be thrown at once (a batch over the limit): answered as a rejection is.
+  handle(request: unknown, authentication: Authentication | null): void {
+    try {
+      this.authentication = authentication;
+      if (this.gone()) return;
+      const result = this.method.rpc.handle(request, this);
+      if (result instanceof Promise) {
+        result.then(
+          (done) => this.send(done),
+          (err: unknown) => this.failWith(err),
+        );
+      } else this.send(result);
+    } catch (err) {
+      this.failWith(err);
+    }
+  }
+
+  send(result: unknown): void {
+    if (this.gone()) return;
+    // The handler's bytes come framed (framesAnswer); the object form is encoded and framed here.
+    const frame = Buffer.isBuffer(result)
+      ? result
+      : frameOf(this.method.definition.responseSerialize(snakeFields(result)));
+    this.finish(GrpcStatus.OK);
+    const { stream } = this;
+    stream.respond(answerHeaders(this.revision), { waitForTrailers: true });
+    stream.on('wantTrailers', sendOkTrailers);
+    stream.end(frame);
+  }
+}
+
+/** `bytes` as one length-prefixed gRPC message. */
+function frameOf(bytes: Buffer): Buffer {
+  const frame = Buffer.allocUnsafe(5 + bytes.length);
+  frame[0] = 0;
+  frame.writeUInt32BE(bytes.length, 1);
+  bytes.copy(frame, 5);
+  return frame;
+}
+
 /**
  * The fast path over `methods` (those of FAST_PATHS are taken), or undefined when it cannot apply:
  * tracing on (spans are grpc-js's listener chain's).
@@ -106,129 +297,17 @@ export function evaluationFastPath(
 ): FastPath | undefined {
   if (telemetry.tracing.enabled) return undefined;
   const byPath = new Map(methods.filter((m) => FAST_PATHS.has(m.path)).map((m) => [m.path, m]));
-  const { onCall } = telemetry;
+  const shared: Shared = { deps, telemetry, maxMessageBytes };
   let taken = 0;
 
   const serve = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, method: RegisteredMethod) => {
-    const started = performance.now();
-    const deadline = deadlineOf(headers['grpc-timeout']);
-    const counted = onCall?.(method.definition as never);
-    let finished = false;
-    const finish = (code: number) => {
-      if (finished) return;
-      finished = true;
-      recordGrpcCall(telemetry, method.path, code, started);
-      counted?.();
-    };
-    const fail = (code: number, details: string) => {
-      if (stream.destroyed || stream.closed) return;
-      finish(code);
-      answerStatus(stream, code, details);
-    };
-    // The decoded request: checked, authenticated and answered as rpc.ts's unaryHandler does.
-    const answer = (request: unknown) => {
-      const malformed = malformedRequestStatus(request);
-      if (malformed) return fail(malformed.code, malformed.details);
-      const pastDeadline = () => stream.destroyed || stream.closed || deadline <= Date.now();
-      if (pastDeadline()) return fail(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
-      const metadata = new Metadata();
-      if (typeof headers.authorization === 'string') metadata.set('authorization', headers.authorization);
-      if (typeof headers.cookie === 'string') metadata.set('cookie', headers.cookie);
-      let revision: string | undefined;
-      const context: RpcContext = {
-        metadata,
-        authentication: null,
-        setRevision: (value) => {
-          if (value !== '') revision = value;
-        },
-      };
-      // Synchronous when nothing needs waiting for (no token look-up, the snapshot held), as over HTTP;
-      // a promise only where one of them waits.
-      const failWith = (err: unknown) => {
-        const { code, details } = statusOf(err);
-        fail(code, details);
-      };
-      const send = (result: unknown) => {
-        if (stream.destroyed || stream.closed) return;
-        // No timer per call as grpc-js sets one: an answer that comes too late is refused instead.
-        if (deadline !== Number.POSITIVE_INFINITY && deadline <= Date.now()) {
-          return fail(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
-        }
-        const bytes = Buffer.isBuffer(result) ? result : method.definition.responseSerialize(snakeFields(result));
-        const frame = Buffer.allocUnsafe(5 + bytes.length);
-        frame[0] = 0;
-        frame.writeUInt32BE(bytes.length, 1);
-        bytes.copy(frame, 5);
-        finish(GrpcStatus.OK);
-        stream.respond(answerHeaders(revision), { waitForTrailers: true });
-        stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
-        stream.end(frame);
-      };
-      // A handler's refusal may be thrown at once (a batch over the limit): answered as a rejection is.
-      const handle = (authentication: Authentication | null) => {
-        try {
-          context.authentication = authentication;
-          if (pastDeadline()) return fail(GrpcStatus.DEADLINE_EXCEEDED, 'deadline exceeded');
-          const result = method.rpc.handle(request, context);
-          if (result instanceof Promise) result.then(send, failWith);
-          else send(result);
-        } catch (err) {
-          failWith(err);
-        }
-      };
-      let authentication: ReturnType<typeof authenticateNow>;
-      try {
-        authentication = authenticateNow(method.rpc, request, metadata, deps);
-      } catch (err) {
-        return failWith(err);
-      }
-      if (authentication instanceof Promise) authentication.then(handle, failWith);
-      else handle(authentication);
-    };
-
+    const call = new FastCall(stream, headers, method, shared);
     // A stream that closes before its status was sent: cancelled (as grpc-js counts it).
-    stream.once('close', () => finish(GrpcStatus.CANCELLED));
+    stream.on('close', () => call.finish(GrpcStatus.CANCELLED));
     // Errors end in 'close' as well; without a listener they would end the process.
-    stream.on('error', () => {});
-
-    let chunks: Buffer[] = [];
-    let received = 0;
-    let lengthRead = false;
-    const onData = (chunk: Buffer) => {
-      received += chunk.length;
-      chunks.push(chunk);
-      // Longer than one message may be: grpc-js's StreamDecoder refuses it as it arrives.
-      if (!lengthRead && received >= 5) {
-        lengthRead = true;
-        const first = chunks.length === 1 ? chunk : Buffer.concat(chunks, received);
-        chunks = [first];
-        const length = first.readUInt32BE(1);
-        if (length > maxMessageBytes) {
-          stream.removeListener('data', onData);
-          fail(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (${length} vs. ${maxMessageBytes})`);
-        }
-      }
-    };
-    stream.on('data', onData);
-    stream.once('end', () => {
-      if (finished) return;
-      const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received);
-      chunks = [];
-      const length = body.length >= 5 ? body.readUInt32BE(1) : -1;
-      if (length < 0 || body.length < 5 + length) {
-        return fail(GrpcStatus.UNIMPLEMENTED, `Received no request message for unary method ${method.path}`);
-      }
-      const rest = body.length - 5 - length;
-      // A second complete message (a partial one grpc-js never reads, so it answers the first).
-      if (rest >= 5 && rest >= 5 + body.readUInt32BE(5 + length)) {
-        return fail(
-          GrpcStatus.UNIMPLEMENTED,
-          `Received a second request message for server streaming method ${method.path}`,
-        );
-      }
-      // proto-loader hands what it is given to protobufjs's decode, which takes a reader as well.
-      answer(method.definition.requestDeserialize(new AsciiMessageReader(body.subarray(5, 5 + length)) as never));
-    });
+    stream.on('error', ignoreError);
+    stream.on('data', call.onData);
+    stream.on('end', () => call.end());
   };
 
   return {

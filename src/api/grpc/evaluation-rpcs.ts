@@ -2,6 +2,7 @@
 // (EvaluationSnapshotNamespace) over the evaluation service, as /evaluate/v1 and the client snapshot
 // route call it. The answer names the snapshot's revision (x-vexil-revision).
 
+import { performance } from 'node:perf_hooks';
 import { namespaceKeyOrDefault } from '../../domain/namespace-key.js';
 import type { BooleanEvaluation, NamespaceSnapshot, VariantEvaluation } from '../../evaluation/index.js';
 import { type BatchEvaluation, currentTimestamp, type EvaluationInput } from '../../services/evaluation-types.js';
@@ -51,14 +52,15 @@ function stamp(requestId: string, started: number) {
   };
 }
 
-/** A batch's answer: its bytes, or the object form when an item has a reason the proto lacks. */
-function batchAnswer(answer: BatchEvaluation, started: number) {
+/** A batch's answer: its bytes (framed: RpcContext.framesAnswer), or the object form when an item has a reason the proto lacks. */
+function batchAnswer(answer: BatchEvaluation, started: number, framed: boolean) {
   const encoded = batchAnswerBytes(
     answer.requestId,
     answer.requests,
     answer.items,
     () => performance.now() - started,
     Date.now,
+    framed,
   );
   if (encoded !== undefined) return encoded;
   return {
@@ -86,7 +88,13 @@ export function evaluationRpcs({ evaluation }: Services): Rpc<never>[] {
   const single = <R extends BooleanEvaluation | VariantEvaluation>(
     method: string,
     evaluate: (snapshot: NamespaceSnapshot, input: EvaluationInput) => R,
-    bytes: (result: R, requestId: string, durationMillis: number, millis: number) => Buffer | undefined,
+    bytes: (
+      result: R,
+      requestId: string,
+      durationMillis: number,
+      millis: number,
+      framed: boolean,
+    ) => Buffer | undefined,
   ): Rpc<EvaluationRequestMessage> => {
     const answer = (
       snapshot: NamespaceSnapshot,
@@ -98,7 +106,10 @@ export function evaluationRpcs({ evaluation }: Services): Rpc<never>[] {
       const result = evaluate(snapshot, evaluationInput(request));
       const requestId = request.request_id || randomRequestId();
       return (
-        bytes(result, requestId, performance.now() - started, Date.now()) ?? { ...result, ...stamp(requestId, started) }
+        bytes(result, requestId, performance.now() - started, Date.now(), context.framesAnswer === true) ?? {
+          ...result,
+          ...stamp(requestId, started),
+        }
       );
     };
     return {
@@ -122,13 +133,16 @@ export function evaluationRpcs({ evaluation }: Services): Rpc<never>[] {
     kind: 'evaluation',
     access: { resource: 'evaluation', action: 'evaluate', namespace: 'items' },
     protoNames: true,
-    handle(request) {
+    handle(request, context) {
       const started = performance.now();
+      const framed = context.framesAnswer === true;
       const batch = evaluation.batch({
         requestId: request.request_id,
         requests: request.requests.map(evaluationInput),
       });
-      return batch instanceof Promise ? batch.then((done) => batchAnswer(done, started)) : batchAnswer(batch, started);
+      return batch instanceof Promise
+        ? batch.then((done) => batchAnswer(done, started, framed))
+        : batchAnswer(batch, started, framed);
     },
   };
 

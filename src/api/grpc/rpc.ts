@@ -55,6 +55,11 @@ export interface RpcContext {
   authentication: Authentication | null;
   /** Names the revision the answer was computed from (sent as `x-vexil-revision`). */
   setRevision(revision: string): void;
+  /**
+   * The transport writes answer bytes to the stream as they are (the evaluation fast path): bytes a
+   * handler writes itself (evaluation-answer.ts) then come with gRPC's message prefix in front.
+   */
+  readonly framesAnswer?: boolean;
 }
 
 export interface Rpc<Req = never, Res = unknown> {
