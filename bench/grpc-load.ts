@@ -11,7 +11,8 @@
 // about 15 requests per wake-up at 2,000 requests/s, against one per wake-up here).
 //
 // It runs in a child process of its own (`runGrpcLoad` spawns this file with `--child`), pinned to the
-// load generator's CPU like wrk, so its CPU never competes with the server's.
+// load generator's CPU like wrk, so its CPU never competes with the server's. `runAlternatingLoad`
+// (`--alternate`) holds two loads' connections in one such process and sends them in turn.
 
 import { spawn } from 'node:child_process';
 import http from 'node:http';
@@ -107,15 +108,14 @@ async function grpcSlots(options: GrpcLoadOptions): Promise<Slot[]> {
   }));
 }
 
-/** Runs the load in this process and returns what it measured. */
-async function runHere(options: GrpcLoadOptions): Promise<LoadResult> {
-  const slots = options.http ? httpSlots(options, options.http.path) : await grpcSlots(options);
+/** Sends on `slots` for `seconds` (paced at `rate` when given); resolves when every slot's last call has answered. */
+async function drive(slots: Slot[], seconds: number, rate: number | undefined) {
   const latencies: number[] = [];
   let failures = 0;
-  const deadline = performance.now() + options.durationSeconds * 1000;
   const started = performance.now();
+  const deadline = started + seconds * 1000;
   // With a rate, each slot sends on its own schedule, the slots staggered over one period.
-  const period = options.rate ? (1000 * slots.length) / options.rate : 0;
+  const period = rate ? (1000 * slots.length) / rate : 0;
   await Promise.all(
     slots.map(
       (slot, i) =>
@@ -142,7 +142,13 @@ async function runHere(options: GrpcLoadOptions): Promise<LoadResult> {
         }),
     ),
   );
-  const elapsed = (performance.now() - started) / 1000;
+  return { latencies, failures, elapsed: (performance.now() - started) / 1000 };
+}
+
+/** Runs the load in this process and returns what it measured. */
+async function runHere(options: GrpcLoadOptions): Promise<LoadResult> {
+  const slots = await slotsFor(options);
+  const { latencies, failures, elapsed } = await drive(slots, options.durationSeconds, options.rate);
   for (const slot of slots) slot.close();
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
@@ -153,6 +159,74 @@ async function runHere(options: GrpcLoadOptions): Promise<LoadResult> {
     failures,
     total: latencies.length + failures,
   };
+}
+
+function slotsFor(options: GrpcLoadOptions): Promise<Slot[]> | Slot[] {
+  return options.http ? httpSlots(options, options.http.path) : grpcSlots(options);
+}
+
+/** One slice of an alternating load: which of the two loads ran, and what it answered. */
+export interface Slice {
+  load: 0 | 1;
+  total: number;
+  failures: number;
+}
+
+/**
+ * Two loads from one process over connections kept open, in `slices` alternating slices of
+ * `sliceSeconds` each (the first load first in even slices), after a warm-up slice of each that opens
+ * the connections. `onEdge(load, start)` is told as each counted slice begins (`start`) and ends, so the
+ * caller reads the server's CPU at the edges; the two loads never overlap.
+ */
+export function runAlternatingLoad(
+  loads: [GrpcLoadOptions, GrpcLoadOptions],
+  slices: number,
+  sliceSeconds: number,
+  cpus: string | undefined,
+  onEdge: (load: 0 | 1, start: boolean) => void,
+): Promise<Slice[]> {
+  const args = [
+    '--import',
+    'tsx',
+    fileURLToPath(import.meta.url),
+    '--alternate',
+    JSON.stringify({ loads, slices, sliceSeconds }),
+  ];
+  const [command, commandArgs] = cpus ? ['taskset', ['-c', cpus, process.execPath, ...args]] : [process.execPath, args];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, commandArgs as string[], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const done: Slice[] = [];
+    let pending = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      pending += chunk.toString();
+      for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
+        const line = JSON.parse(pending.slice(0, nl)) as { edge: 'start' | 'end' } & Slice;
+        pending = pending.slice(nl + 1);
+        onEdge(line.load, line.edge === 'start');
+        if (line.edge === 'end') done.push({ load: line.load, total: line.total, failures: line.failures });
+      }
+    });
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 ? resolve(done) : reject(new Error(`alternating load exited with ${code}`)),
+    );
+  });
+}
+
+/** The child's side of runAlternatingLoad: each edge a line on stdout, written before it goes on. */
+async function alternateHere(loads: [GrpcLoadOptions, GrpcLoadOptions], slices: number, sliceSeconds: number) {
+  const slots = [await slotsFor(loads[0]), await slotsFor(loads[1])] as const;
+  const edge = (line: object) =>
+    new Promise<void>((resolve) => process.stdout.write(`${JSON.stringify(line)}\n`, () => resolve()));
+  for (const load of [0, 1] as const) await drive(slots[load], 1, loads[load].rate);
+  for (let i = 0; i < slices; i++) {
+    for (const load of i % 2 === 0 ? ([0, 1] as const) : ([1, 0] as const)) {
+      await edge({ edge: 'start', load });
+      const { latencies, failures } = await drive(slots[load], sliceSeconds, loads[load].rate);
+      await edge({ edge: 'end', load, total: latencies.length + failures, failures });
+    }
+  }
+  for (const slot of [...slots[0], ...slots[1]]) slot.close();
 }
 
 /** HTTP POSTs on the paced schedule of the gRPC load (`http.path`; `target` is host:port). */
@@ -182,6 +256,17 @@ export function runGrpcLoad(options: GrpcLoadOptions): Promise<LoadResult> {
       }
     });
   });
+}
+
+if (process.argv[2] === '--alternate') {
+  const { loads, slices, sliceSeconds } = JSON.parse(process.argv[3] as string);
+  alternateHere(loads, slices, sliceSeconds).then(
+    () => process.exit(0),
+    (err: unknown) => {
+      process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+      process.exit(1);
+    },
+  );
 }
 
 if (process.argv[2] === '--child') {

@@ -15,15 +15,20 @@
 // (node:http2 answering a fixed unary gRPC answer) over gRPC. Its ratio is what Node's HTTP/2 and a
 // gRPC client's calls cost against HTTP/1.1 before Vexil does anything.
 //
+// With --slices N (N > 1), each round loads the two transports from one process over connections kept
+// open, in N alternating slices of duration ÷ N seconds each, reading the server's CPU at each slice's
+// edges: the machine's speed drifts over seconds (a bare server's CPU per request moved 45–88 µs
+// within one run), and alternating slices let the drift fall on both transports alike.
+//
 // Options: --rate N (requests/s, 2000) --duration S (8) --repeat R (5) --connections C (50)
-// --scenarios bare,boolean,variant,batch (all)
+// --slices N (1) --scenarios bare,boolean,variant,batch (all)
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NODE_ENVIRONMENT, NODE_FLAGS } from '../src/runtime/runtime-flags.js';
-import { runGrpcLoad, runPacedHttpLoad } from './grpc-load.js';
+import { type GrpcLoadOptions, runAlternatingLoad, runGrpcLoad, runPacedHttpLoad } from './grpc-load.js';
 import { BENCH_CONTEXT, seedBenchmark } from './seed.js';
 import {
   compileServer,
@@ -47,6 +52,7 @@ const rate = option('rate', 2000);
 const duration = option('duration', 8);
 const repeat = option('repeat', 5);
 const connections = option('connections', 50);
+const slices = Math.round(option('slices', 1));
 const scenarioIndex = argv.indexOf('--scenarios');
 const wanted = new Set(
   scenarioIndex >= 0 ? String(argv[scenarioIndex + 1]).split(',') : ['bare', 'boolean', 'variant', 'batch'],
@@ -210,8 +216,31 @@ try {
       }),
     );
 
+  /** One round of `s` as alternating slices over connections kept open (--slices). */
+  const alternating = async (s: Scenario) => {
+    const pids = [s.http.pid(), s.grpc.pid()] as const;
+    const idle = [await idleMicrosPerSecond(pids[0])];
+    idle.push(pids[1] === pids[0] ? (idle[0] as number) : await idleMicrosPerSecond(pids[1]));
+    const common = { connections, durationSeconds: duration / slices, rate };
+    const loads: [GrpcLoadOptions, GrpcLoadOptions] = [
+      { ...common, target: s.http.target, http: { path: s.path }, method: s.method, request: s.body },
+      { ...common, target: s.grpc.target, method: s.method, request: s.request },
+    ];
+    const micros: [number, number] = [0, 0];
+    let edge = { cpu: 0, at: 0 };
+    const done = await runAlternatingLoad(loads, slices, duration / slices, pins?.load, (load, start) => {
+      const now = { cpu: cpuMicros(pids[load]) ?? 0, at: performance.now() };
+      if (start) edge = now;
+      else micros[load] += now.cpu - edge.cpu - ((idle[load] as number) * (now.at - edge.at)) / 1000;
+    });
+    if (done.some((slice) => slice.failures > 0)) throw new Error('failed requests');
+    const total = (load: 0 | 1) => done.filter((slice) => slice.load === load).reduce((n, x) => n + x.total, 0);
+    const one = (load: 0 | 1) => ({ cpu: micros[load] / total(load), rps: total(load) / duration });
+    return [one(0), one(1)] as const;
+  };
+
   console.log(
-    `gRPC against HTTP at ${rate} requests/s each: ${repeat} rounds of ${duration} s, ${connections} connections, server on CPU ${pins?.server ?? '-'}`,
+    `gRPC against HTTP at ${rate} requests/s each: ${repeat} rounds of ${duration} s${slices > 1 ? ` in ${slices} alternating slices` : ''}, ${connections} connections, server on CPU ${pins?.server ?? '-'}`,
   );
   const samples = new Map(
     scenarios.map((s) => [s.name, [] as { http: number; grpc: number; rps: [number, number] }[]]),
@@ -222,10 +251,15 @@ try {
         await overHttp(s, 2);
         await overGrpc(s, 2);
       }
-      const httpFirst = round % 2 === 0;
-      const a = await (httpFirst ? overHttp(s, duration) : overGrpc(s, duration));
-      const b = await (httpFirst ? overGrpc(s, duration) : overHttp(s, duration));
-      const [h, g] = httpFirst ? [a, b] : [b, a];
+      let h: { cpu: number; rps: number };
+      let g: { cpu: number; rps: number };
+      if (slices > 1) [h, g] = await alternating(s);
+      else {
+        const httpFirst = round % 2 === 0;
+        const a = await (httpFirst ? overHttp(s, duration) : overGrpc(s, duration));
+        const b = await (httpFirst ? overGrpc(s, duration) : overHttp(s, duration));
+        [h, g] = httpFirst ? [a, b] : [b, a];
+      }
       samples.get(s.name)?.push({ http: h.cpu, grpc: g.cpu, rps: [h.rps, g.rps] });
       console.log(
         `  round ${round + 1} ${s.name}: HTTP ${h.cpu.toFixed(1)} µs, gRPC ${g.cpu.toFixed(1)} µs (${(g.cpu / h.cpu).toFixed(2)}×)`,
