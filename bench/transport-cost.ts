@@ -190,42 +190,36 @@ try {
     if (result.failures > 0) throw new Error(`${result.failures} failed requests`);
     return { cpu: (after - before - idle * seconds) / result.total, rps: result.total / duration };
   };
+  /** Each transport's load of `s` for `seconds`: the same options in both modes. */
+  const httpLoad = (s: Scenario, seconds: number): GrpcLoadOptions & { http: { path: string } } => ({
+    target: s.http.target,
+    http: { path: s.path },
+    method: s.method,
+    request: s.body,
+    connections,
+    durationSeconds: seconds,
+    cpus: pins?.load,
+    rate,
+  });
+  const grpcLoad = (s: Scenario, seconds: number): GrpcLoadOptions => ({
+    target: s.grpc.target,
+    method: s.method,
+    request: s.request,
+    connections,
+    durationSeconds: seconds,
+    cpus: pins?.load,
+    rate,
+  });
   const overHttp = (s: Scenario, seconds: number) =>
-    perRequest(s.http.pid(), () =>
-      runPacedHttpLoad({
-        target: s.http.target,
-        http: { path: s.path },
-        method: s.method,
-        request: s.body,
-        connections,
-        durationSeconds: seconds,
-        cpus: pins?.load,
-        rate,
-      }),
-    );
-  const overGrpc = (s: Scenario, seconds: number) =>
-    perRequest(s.grpc.pid(), () =>
-      runGrpcLoad({
-        target: s.grpc.target,
-        method: s.method,
-        request: s.request,
-        connections,
-        durationSeconds: seconds,
-        cpus: pins?.load,
-        rate,
-      }),
-    );
+    perRequest(s.http.pid(), () => runPacedHttpLoad(httpLoad(s, seconds)));
+  const overGrpc = (s: Scenario, seconds: number) => perRequest(s.grpc.pid(), () => runGrpcLoad(grpcLoad(s, seconds)));
 
   /** One round of `s` as alternating slices over connections kept open (--slices). */
   const alternating = async (s: Scenario) => {
     const pids = [s.http.pid(), s.grpc.pid()] as const;
     const idle = [await idleMicrosPerSecond(pids[0])];
     idle.push(pids[1] === pids[0] ? (idle[0] as number) : await idleMicrosPerSecond(pids[1]));
-    const common = { connections, durationSeconds: duration / slices, rate };
-    const loads: [GrpcLoadOptions, GrpcLoadOptions] = [
-      { ...common, target: s.http.target, http: { path: s.path }, method: s.method, request: s.body },
-      { ...common, target: s.grpc.target, method: s.method, request: s.request },
-    ];
+    const loads: [GrpcLoadOptions, GrpcLoadOptions] = [httpLoad(s, duration / slices), grpcLoad(s, duration / slices)];
     const micros: [number, number] = [0, 0];
     let edge = { cpu: 0, at: 0 };
     const done = await runAlternatingLoad(loads, slices, duration / slices, pins?.load, (load, start) => {

@@ -25,6 +25,7 @@ import { type GrpcTelemetry, recordGrpcCall } from '../../telemetry/grpc.js';
 import { REVISION_HEADER } from '../kinds.js';
 import { AsciiMessageReader } from './ascii-reader.js';
 import { answerStatus } from './call-screening.js';
+import { GRPC_PREFIX } from './evaluation-answer.js';
 import { snakeFields } from './field-case.js';
 import { malformedRequestStatus } from './request-decoding.js';
 import { type AnyRpc, authenticateNow, type RpcContext, type RpcDeps, statusOf } from './rpc.js';
@@ -278,10 +279,10 @@ class FastCall implements RpcContext {
 
 /** `bytes` as one length-prefixed gRPC message. */
 function frameOf(bytes: Buffer): Buffer {
-  const frame = Buffer.allocUnsafe(5 + bytes.length);
+  const frame = Buffer.allocUnsafe(GRPC_PREFIX + bytes.length);
   frame[0] = 0;
   frame.writeUInt32BE(bytes.length, 1);
-  bytes.copy(frame, 5);
+  bytes.copy(frame, GRPC_PREFIX);
   return frame;
 }
 
