@@ -16,18 +16,23 @@ export const WAL_AUTOCHECKPOINT_PAGES = 1000;
 export type CheckpointOutcome = { busy: number; log: number; checkpointed: number } | { error: string };
 
 /** A few lines of CommonJS, so the worker needs no module of ours (and no TypeScript loader in tests). */
+// It answers after closing its connection, so that once the answer is in, nothing holds the files.
 const CHECKPOINT_WORKER = `
 const { workerData, parentPort } = require('node:worker_threads');
 const Database = require(workerData.driver);
 let db;
+let outcome;
 try {
   db = new Database(workerData.file, { fileMustExist: true });
-  parentPort.postMessage(db.pragma('wal_checkpoint(PASSIVE)')[0]);
+  outcome = db.pragma('wal_checkpoint(PASSIVE)')[0];
 } catch (err) {
-  parentPort.postMessage({ error: String(err && err.message || err) });
+  outcome = { error: String(err && err.message || err) };
 } finally {
-  if (db) db.close();
+  try {
+    if (db) db.close();
+  } catch {}
 }
+parentPort.postMessage(outcome);
 `;
 
 const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -101,7 +106,7 @@ export async function withCheckpointOffThread<DB, T>(db: Kysely<DB>, write: () =
   }
 }
 
-/** Resolves once the checkpoints queued for `db` so far have run (tests). */
+/** Resolves once the checkpoints queued for `db` so far have run and closed their connections (tests). */
 export function checkpointsSettled<DB>(db: Kysely<DB>): Promise<void> {
   return deferrals.get(db)?.settled ?? Promise.resolve();
 }

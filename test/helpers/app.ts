@@ -3,6 +3,7 @@
 import pino from 'pino';
 import { type App, buildApp } from '../../src/app/build-app.js';
 import { loadConfig } from '../../src/config/load.js';
+import { checkpointsSettled } from '../../src/storage/sqlite-checkpoint.js';
 import { type Backend, createTestDatabase, type TestDatabase } from './backends.js';
 
 export interface TestApp {
@@ -24,6 +25,9 @@ export async function startTestApp(backend: Backend, overrides: ConfigOverrides 
     database,
     async close() {
       await app.close();
+      // A checkpoint after an import opens the SQLite file from a worker, and shutdown does not wait
+      // for it (sqlite-checkpoint.ts): removing the directory meanwhile failed with ENOTEMPTY.
+      await checkpointsSettled(app.db.kysely);
       await database.drop();
     },
   };
