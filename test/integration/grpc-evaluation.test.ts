@@ -38,9 +38,9 @@ function inProto(rest: Msg, grpc: Msg): Msg {
 }
 
 /**
- * Every fourth entity's id is not ASCII (and so its message is not): the fast path reads ASCII messages'
- * strings from one decoding and the rest through protobufjs (ascii-reader.ts); a wrong byte moves the
- * entity's bucket, which the percentage rollouts of the rich namespace show.
+ * Every fourth entity's id is not ASCII (and so its message is not): the fast path reads ASCII strings
+ * from one Latin-1 decoding of the message and the rest as UTF-8 (evaluation-request-reader.ts); a wrong
+ * byte moves the entity's bucket, which the percentage rollouts of the rich namespace show.
  */
 function entityIdFor(i: number): string {
   return i % 4 === 0 ? `éntité-${i}-ü` : `entity-${i}`;

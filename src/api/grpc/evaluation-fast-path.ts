@@ -6,7 +6,8 @@
 // (spans need grpc-js's listener chain). Everything else goes to grpc-js unchanged. What it does is the
 // grpc-js path's, from the same parts:
 // - the request read as grpc-js reads a unary one (frames may arrive split): one length-prefixed
-//   message, decoded by the method's own (safe) decoder; no message or a second one UNIMPLEMENTED, one
+//   message, read as proto-loader decodes it (evaluation-request-reader.ts, or the method's own safe
+//   decoder for a message that is not plain); no message or a second one UNIMPLEMENTED, one
 //   over the limit RESOURCE_EXHAUSTED, bytes that are no message INVALID_ARGUMENT (request-decoding.ts);
 // - the deadline of `grpc-timeout` (a call past it does no work: DEADLINE_EXCEEDED);
 // - authentication through rpc.ts's `authenticate` on every call (token hashes cached per token value,
@@ -23,26 +24,32 @@ import { status as GrpcStatus, Metadata, type MethodDefinition } from '@grpc/grp
 import type { Authentication } from '../../domain/authentication.js';
 import { type GrpcTelemetry, recordGrpcCall } from '../../telemetry/grpc.js';
 import { REVISION_HEADER } from '../kinds.js';
-import { AsciiMessageReader } from './ascii-reader.js';
 import { answerStatus } from './call-screening.js';
 import { GRPC_PREFIX } from './evaluation-answer.js';
+import { readBatchRequest, readEvaluationRequest } from './evaluation-request-reader.js';
 import { snakeFields } from './field-case.js';
 import { malformedRequestStatus } from './request-decoding.js';
 import { type AnyRpc, authenticateNow, type RpcContext, type RpcDeps, statusOf } from './rpc.js';
 import type { StreamGate } from './stream-gate.js';
 
-/** The methods this path answers. */
-export const FAST_PATHS: ReadonlySet<string> = new Set([
-  '/flipt.evaluation.EvaluationService/Boolean',
-  '/flipt.evaluation.EvaluationService/Variant',
-  '/flipt.evaluation.EvaluationService/Batch',
+/** The methods this path answers, each with its reading of a plain request (evaluation-request-reader.ts). */
+const READERS: ReadonlyMap<string, (message: Buffer) => unknown> = new Map<string, (message: Buffer) => unknown>([
+  ['/flipt.evaluation.EvaluationService/Boolean', readEvaluationRequest],
+  ['/flipt.evaluation.EvaluationService/Variant', readEvaluationRequest],
+  ['/flipt.evaluation.EvaluationService/Batch', readBatchRequest],
 ]);
+export const FAST_PATHS: ReadonlySet<string> = new Set(READERS.keys());
 
 /** A unary method as registered with grpc-js: its table entry and its (safe, passing) definition. */
 export interface RegisteredMethod {
   path: string;
   rpc: AnyRpc;
   definition: MethodDefinition<unknown, unknown>;
+}
+
+/** A method this path takes, with the reader of its plain requests. */
+interface FastMethod extends RegisteredMethod {
+  read(message: Buffer): unknown;
 }
 
 export interface FastPath {
@@ -135,7 +142,7 @@ class FastCall implements RpcContext {
   constructor(
     readonly stream: ServerHttp2Stream,
     readonly headers: IncomingHttpHeaders,
-    readonly method: RegisteredMethod,
+    readonly method: FastMethod,
     readonly shared: Shared,
   ) {
     this.deadline = deadlineOf(headers['grpc-timeout']);
@@ -210,8 +217,9 @@ class FastCall implements RpcContext {
       );
       return;
     }
-    // proto-loader hands what it is given to protobufjs's decode, which takes a reader as well.
-    this.answer(method.definition.requestDeserialize(new AsciiMessageReader(body.subarray(5, 5 + length)) as never));
+    const message = body.subarray(5, 5 + length);
+    // A request that is not plain (an unknown field, bytes that are no message) is proto-loader's.
+    this.answer(method.read(message) ?? method.definition.requestDeserialize(message));
   }
 
   /** The decoded request: checked, authenticated and answered as rpc.ts's unaryHandler does. */
@@ -297,11 +305,20 @@ export function evaluationFastPath(
   maxMessageBytes: number,
 ): FastPath | undefined {
   if (telemetry.tracing.enabled) return undefined;
-  const byPath = new Map(methods.filter((m) => FAST_PATHS.has(m.path)).map((m) => [m.path, m]));
+  const fastMethods: FastMethod[] = [];
+  for (const method of methods) {
+    const read = READERS.get(method.path);
+    if (read !== undefined) fastMethods.push({ ...method, read });
+  }
+  // A comparison per method rather than a Map, which would hash each call's new path string first.
+  const methodAt = (path: unknown): FastMethod | undefined => {
+    for (const method of fastMethods) if (method.path === path) return method;
+    return undefined;
+  };
   const shared: Shared = { deps, telemetry, maxMessageBytes };
   let taken = 0;
 
-  const serve = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, method: RegisteredMethod) => {
+  const serve = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, method: FastMethod) => {
     const call = new FastCall(stream, headers, method, shared);
     // A stream that closes before its status was sent: cancelled (as grpc-js counts it).
     stream.on('close', () => call.finish(GrpcStatus.CANCELLED));
@@ -313,7 +330,7 @@ export function evaluationFastPath(
 
   return {
     gate: (stream, headers) => {
-      const method = byPath.get(headers[constants.HTTP2_HEADER_PATH] as string);
+      const method = methodAt(headers[constants.HTTP2_HEADER_PATH]);
       if (method === undefined) return false;
       const contentType = headers[constants.HTTP2_HEADER_CONTENT_TYPE];
       if (contentType !== 'application/grpc' && contentType !== 'application/grpc+proto') return false;

@@ -23,7 +23,8 @@ export interface EvaluationRequestMessage {
   reference: string;
 }
 
-interface BatchRequestMessage {
+/** flipt.evaluation.BatchEvaluationRequest as proto-loader decodes it. */
+export interface BatchRequestMessage {
   request_id: string;
   requests: EvaluationRequestMessage[];
   reference: string;
