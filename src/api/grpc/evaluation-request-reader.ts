@@ -1,11 +1,11 @@
 // The evaluation fast path's reading of its two request messages, flipt.evaluation.EvaluationRequest
 // and BatchEvaluationRequest, in the shape they nearly always have: known fields only, each with its
 // own wire type, lengths within the message. protobufjs's generic decoding (a message object with
-// prototype defaults, then proto-loader's toObject copying it into a plain one, and a call into C++ per
-// string) cost about 12,000 instructions of a single Boolean call's ~180,000 (docs/performance.md, issue
-// 39); this reads the bytes once into the plain object toObject would give. Strings come from one
-// Latin-1 decoding of the message when a string's bytes are ASCII (Latin-1 is then UTF-8), and from
-// Buffer's UTF-8 decoding otherwise, as protobufjs reads them on Node.
+// prototype defaults, then proto-loader's toObject copying it into a plain one) was the largest part of
+// a call that was Vexil's own (docs/performance.md, technique 29); this reads the bytes once into the
+// plain object toObject would give. Strings come from one Latin-1 decoding of the message when a
+// string's bytes are ASCII (Latin-1 is then UTF-8), and from Buffer's UTF-8 decoding otherwise, as
+// protobufjs reads them on Node.
 //
 // It is not a protobuf decoder: anything else — an unknown field, a field with another wire type, a
 // varint longer than a length needs, a length past its message — gives undefined and the caller decodes
@@ -39,9 +39,9 @@ const NOT_PLAIN = new NotPlain();
  * replaces it. Values and ids, which vary, are not kept; nor flag and namespace keys, which are only
  * hashed for a Map and of which a batch holds many (a miss costs more than the hash it saves).
  */
-const NAME_SLOTS = 64;
-const LONGEST_KEPT_NAME = 64;
-const recentNames: (string | undefined)[] = new Array<string | undefined>(NAME_SLOTS).fill(undefined);
+const KEY_SLOTS = 64;
+const LONGEST_KEPT_KEY = 64;
+const recentContextKeys: (string | undefined)[] = new Array<string | undefined>(KEY_SLOTS).fill(undefined);
 
 /** A position in one message's bytes and their Latin-1 text (for ASCII, their UTF-8 one). */
 class Cursor {
@@ -82,7 +82,7 @@ class Cursor {
     return this.text.slice(start, stop);
   }
 
-  /** A context key (recentNames). */
+  /** A context key (recentContextKeys). */
   contextKey(end: number): string {
     const length = this.length(end);
     const start = this.pos;
@@ -90,13 +90,13 @@ class Cursor {
     this.pos = stop;
     const { bytes } = this;
     if (!this.ascii && !this.asciiBetween(start, stop)) return bytes.toString('utf8', start, stop);
-    if (length === 0 || length > LONGEST_KEPT_NAME) return this.text.slice(start, stop);
-    const slot = (length * 31 + (bytes[start] as number) * 7 + (bytes[stop - 1] as number)) & (NAME_SLOTS - 1);
-    const recent = recentNames[slot];
+    if (length === 0 || length > LONGEST_KEPT_KEY) return this.text.slice(start, stop);
+    const slot = (length * 31 + (bytes[start] as number) * 7 + (bytes[stop - 1] as number)) & (KEY_SLOTS - 1);
+    const recent = recentContextKeys[slot];
     if (recent !== undefined && recent.length === length && this.text.startsWith(recent, start)) return recent;
     // Up to 12 characters a slice is a copy; a longer one would keep the message's text alive.
     const fresh = length <= 12 ? this.text.slice(start, stop) : bytes.toString('latin1', start, stop);
-    recentNames[slot] = fresh;
+    recentContextKeys[slot] = fresh;
     return fresh;
   }
 
@@ -195,25 +195,25 @@ class Cursor {
   }
 }
 
-function givenUp(err: unknown): undefined {
-  if (err === NOT_PLAIN) return undefined;
-  throw err;
+/** `body` over the whole message, or undefined when the message is not plain. */
+function read<T>(message: Buffer, body: (cursor: Cursor, end: number) => T): T | undefined {
+  try {
+    return body(new Cursor(message), message.length);
+  } catch (err) {
+    if (err === NOT_PLAIN) return undefined;
+    throw err;
+  }
 }
+
+const request = (cursor: Cursor, end: number) => cursor.request(end);
+const batch = (cursor: Cursor, end: number) => cursor.batch(end);
 
 /** An EvaluationRequest's bytes (no gRPC prefix) as proto-loader decodes them, or undefined when they are not plain. */
 export function readEvaluationRequest(message: Buffer): EvaluationRequestMessage | undefined {
-  try {
-    return new Cursor(message).request(message.length);
-  } catch (err) {
-    return givenUp(err);
-  }
+  return read(message, request);
 }
 
 /** A BatchEvaluationRequest's bytes as proto-loader decodes them, or undefined when they are not plain. */
 export function readBatchRequest(message: Buffer): BatchRequestMessage | undefined {
-  try {
-    return new Cursor(message).batch(message.length);
-  } catch (err) {
-    return givenUp(err);
-  }
+  return read(message, batch);
 }
