@@ -185,16 +185,8 @@ export function runAlternatingLoad(
   cpus: string | undefined,
   onEdge: (load: 0 | 1, start: boolean) => void,
 ): Promise<Slice[]> {
-  const args = [
-    '--import',
-    'tsx',
-    fileURLToPath(import.meta.url),
-    '--alternate',
-    JSON.stringify({ loads, slices, sliceSeconds }),
-  ];
-  const [command, commandArgs] = cpus ? ['taskset', ['-c', cpus, process.execPath, ...args]] : [process.execPath, args];
   return new Promise((resolve, reject) => {
-    const child = spawn(command, commandArgs as string[], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawnChild('--alternate', { loads, slices, sliceSeconds }, cpus);
     const done: Slice[] = [];
     let pending = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -234,14 +226,17 @@ export function runPacedHttpLoad(options: GrpcLoadOptions & { http: { path: stri
   return runGrpcLoad(options);
 }
 
+/** This file as a child process in `mode` with `payload` (pinned to `cpus` when given), its stdout piped. */
+function spawnChild(mode: '--child' | '--alternate', payload: object, cpus: string | undefined) {
+  const args = ['--import', 'tsx', fileURLToPath(import.meta.url), mode, JSON.stringify(payload)];
+  const [command, commandArgs] = cpus ? ['taskset', ['-c', cpus, process.execPath, ...args]] : [process.execPath, args];
+  return spawn(command, commandArgs as string[], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
 /** Runs the load in a child process (pinned to `cpus` when given) and returns what it measured. */
 export function runGrpcLoad(options: GrpcLoadOptions): Promise<LoadResult> {
-  const args = ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', JSON.stringify(options)];
-  const [command, commandArgs] = options.cpus
-    ? ['taskset', ['-c', options.cpus, process.execPath, ...args]]
-    : [process.execPath, args];
   return new Promise((resolve, reject) => {
-    const child = spawn(command, commandArgs as string[], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawnChild('--child', options, options.cpus);
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();

@@ -28,9 +28,8 @@ const MAP_VALUE = 0x12; // an entry's value, 2
 const BATCH_REQUESTS = 0x1a; // 3, an EvaluationRequest
 const BATCH_REFERENCE = 0x22; // 4
 
-/** Gives up on the message: the caller decodes it with proto-loader. */
-class NotPlain extends Error {}
-const NOT_PLAIN = new NotPlain();
+/** Thrown to give up on the message (the caller decodes it with proto-loader); made once, compared by identity. */
+const NOT_PLAIN = new Error('not a plain evaluation request');
 
 /**
  * Context keys repeat from call to call, and each new string stored as a property is internalized
@@ -73,23 +72,28 @@ class Cursor {
     throw NOT_PLAIN;
   }
 
-  string(end: number): string {
+  /** Moves past a length-delimited field's bytes and returns where they start (they end at `pos`). */
+  skip(end: number): number {
     const length = this.length(end);
     const start = this.pos;
-    const stop = start + length;
-    this.pos = stop;
-    if (!this.ascii && !this.asciiBetween(start, stop)) return this.bytes.toString('utf8', start, stop);
+    this.pos = start + length;
+    return start;
+  }
+
+  string(end: number): string {
+    const start = this.skip(end);
+    const stop = this.pos;
+    if (!this.asciiBetween(start, stop)) return this.bytes.toString('utf8', start, stop);
     return this.text.slice(start, stop);
   }
 
   /** A context key (recentContextKeys). */
   contextKey(end: number): string {
-    const length = this.length(end);
-    const start = this.pos;
-    const stop = start + length;
-    this.pos = stop;
+    const start = this.skip(end);
+    const stop = this.pos;
+    const length = stop - start;
     const { bytes } = this;
-    if (!this.ascii && !this.asciiBetween(start, stop)) return bytes.toString('utf8', start, stop);
+    if (!this.asciiBetween(start, stop)) return bytes.toString('utf8', start, stop);
     if (length === 0 || length > LONGEST_KEPT_KEY) return this.text.slice(start, stop);
     const slot = (length * 31 + (bytes[start] as number) * 7 + (bytes[stop - 1] as number)) & (KEY_SLOTS - 1);
     const recent = recentContextKeys[slot];
@@ -101,6 +105,7 @@ class Cursor {
   }
 
   asciiBetween(start: number, stop: number): boolean {
+    if (this.ascii) return true;
     const { bytes } = this;
     for (let i = start; i < stop; i++) {
       if ((bytes[i] as number) >= 0x80) return false;
