@@ -101,7 +101,7 @@ export function median(values: number[]): number {
 }
 
 /**
- * Starts a bench/ server that prints its port on stdout (bare-server.ts, bare-grpc-server.ts) under
+ * Starts a bench/ server that prints its port on stdout (bare-server.ts, bare-grpc-server.mjs) under
  * tsx, with the program's Node options and environment (a ceiling run on other options is no
  * ceiling), on `cpus` when given. `nodeArgs` go before the file (`--cpu-prof` and its directory).
  */

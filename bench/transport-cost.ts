@@ -11,9 +11,14 @@
 // gRPC ÷ HTTP: medians and spreads of the rounds.
 //
 // The first row, "bare (Node's floor)", is the two transports with nothing behind them, loaded the same
-// way: bench/bare-server.ts (Fastify answering a fixed JSON) over HTTP and bench/bare-grpc-server.ts
+// way: bench/bare-server.ts (Fastify answering a fixed JSON) over HTTP and bench/bare-grpc-server.mjs
 // (node:http2 answering a fixed unary gRPC answer) over gRPC. Its ratio is what Node's HTTP/2 and a
 // gRPC client's calls cost against HTTP/1.1 before Vexil does anything.
+//
+// The row "fixed gRPC answer in Vexil's process" is the floor where Vexil pays it: the same bare HTTP/2
+// server preloaded into Vexil's server process (bench/bare-grpc-server.mjs; it listens beside Vexil's
+// own ports), its fixed answers against Vexil's HTTP boolean evaluation. It is what a gRPC call would
+// cost in the application's process if Vexil did no work for it at all.
 //
 // With --slices N (N > 1), each round loads the two transports from one process over connections kept
 // open, in N alternating slices of duration ÷ N seconds each, reading the server's CPU at each slice's
@@ -21,7 +26,7 @@
 // within one run), and alternating slices let the drift fall on both transports alike.
 //
 // Options: --rate N (requests/s, 2000) --duration S (8) --repeat R (5) --connections C (50)
-// --slices N (1) --scenarios bare,boolean,variant,batch (all)
+// --slices N (1) --scenarios bare,floor,boolean,variant,batch (all)
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -29,6 +34,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NODE_ENVIRONMENT, NODE_FLAGS } from '../src/runtime/runtime-flags.js';
 import { type GrpcLoadOptions, runAlternatingLoad, runGrpcLoad, runPacedHttpLoad } from './grpc-load.js';
+import { exitOnHelp } from './help.js';
 import { BENCH_CONTEXT, seedBenchmark } from './seed.js';
 import {
   compileServer,
@@ -41,6 +47,7 @@ import {
   waitHealthy,
 } from './server-process.js';
 
+exitOnHelp(import.meta.url);
 const argv = process.argv.slice(2);
 const option = (name: string, fallback: number): number => {
   const i = argv.indexOf(`--${name}`);
@@ -55,7 +62,7 @@ const connections = option('connections', 50);
 const slices = Math.round(option('slices', 1));
 const scenarioIndex = argv.indexOf('--scenarios');
 const wanted = new Set(
-  scenarioIndex >= 0 ? String(argv[scenarioIndex + 1]).split(',') : ['bare', 'boolean', 'variant', 'batch'],
+  scenarioIndex >= 0 ? String(argv[scenarioIndex + 1]).split(',') : ['bare', 'floor', 'boolean', 'variant', 'batch'],
 );
 
 const pins =
@@ -67,13 +74,17 @@ if (pins) spawnSync('taskset', ['-a', '-p', '-c', pins.load, String(process.pid)
 const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'vexil-transport-'));
 const httpPort = await freePort();
 const grpcPort = await freePort();
+/** The fixed-answer HTTP/2 server preloaded into Vexil's process (the "floor" scenario). */
+const inProcessBarePort = wanted.has('floor') ? await freePort() : undefined;
 const baseUrl = `http://127.0.0.1:${httpPort}`;
 let server: ChildProcess | undefined;
 let bareHttp: ChildProcess | undefined;
 let bareGrpc: ChildProcess | undefined;
 
-async function start(main: string): Promise<ChildProcess> {
-  const args = [...NODE_FLAGS, main, 'serve'];
+async function start(main: string, preloadBare = false): Promise<ChildProcess> {
+  const preload =
+    preloadBare && inProcessBarePort !== undefined ? ['--import', join(ROOT, 'bench/bare-grpc-server.mjs')] : [];
+  const args = [...NODE_FLAGS, ...preload, main, 'serve'];
   const [cmd, cmdArgs] = pins ? ['taskset', ['-c', pins.server, process.execPath, ...args]] : [process.execPath, args];
   let output = '';
   const child = spawn(cmd, cmdArgs as string[], {
@@ -88,6 +99,7 @@ async function start(main: string): Promise<ChildProcess> {
       VEXIL_SERVER_GRPC_PORT: String(grpcPort),
       VEXIL_LOG_LEVEL: 'warn',
       NODE_ENV: 'production',
+      ...(preload.length > 0 ? { VEXIL_BENCH_BARE_GRPC_PORT: String(inProcessBarePort) } : {}),
     },
   });
   child.stdout?.on('data', (d) => {
@@ -105,7 +117,7 @@ try {
   server = await start(main);
   const seeded = await seedBenchmark(baseUrl, 50);
   await stop(server);
-  server = await start(main);
+  server = await start(main, true);
 
   const entityId = 'user-1234';
   const flagsInBatch = [...seeded.booleanFlags.slice(0, 25), ...seeded.variantFlags.slice(0, 25)];
@@ -140,7 +152,7 @@ try {
   const scenarios: Scenario[] = [];
   if (wanted.has('bare')) {
     const h = await startPortPrinter('bench/bare-server.ts', pins?.server);
-    const g = await startPortPrinter('bench/bare-grpc-server.ts', pins?.server);
+    const g = await startPortPrinter('bench/bare-grpc-server.mjs', pins?.server);
     bareHttp = h.child;
     bareGrpc = g.child;
     scenarios.push({
@@ -148,6 +160,14 @@ try {
       ...booleanRequest,
       http: { target: `127.0.0.1:${h.port}`, pid: () => bareHttp?.pid },
       grpc: { target: `127.0.0.1:${g.port}`, pid: () => bareGrpc?.pid },
+    });
+  }
+  if (inProcessBarePort !== undefined) {
+    scenarios.push({
+      name: "fixed gRPC answer in Vexil's process",
+      ...booleanRequest,
+      http: vexil.http,
+      grpc: { target: `127.0.0.1:${inProcessBarePort}`, pid: () => server?.pid },
     });
   }
   if (wanted.has('boolean')) scenarios.push({ name: 'single boolean', ...booleanRequest, ...vexil });

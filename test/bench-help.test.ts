@@ -20,6 +20,7 @@ const SCRIPTS: [script: string, names: string][] = [
   ['bench/import-export.ts', '[flags]'],
   ['bench/audit-delivery.ts', '[changes]'],
   ['bench/change-recording.ts', '[rounds]'],
+  ['bench/transport-cost.ts', '--slices'],
 ];
 
 describe.each(SCRIPTS)('%s', (script, names) => {

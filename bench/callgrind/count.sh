@@ -4,7 +4,7 @@
 # or over gRPC grpc-boolean, grpc-variant, grpc-batch) uncounted, then N counted; prints instructions
 # per request (summary.py). Slow: minutes per build.
 # NAME `bare`: the transport's floor instead of a build: bench/bare-server.ts (Fastify, a fixed JSON)
-# for the HTTP scenarios, bench/bare-grpc-server.ts (node:http2, a fixed gRPC answer) for the gRPC
+# for the HTTP scenarios, bench/bare-grpc-server.mjs (node:http2, a fixed gRPC answer) for the gRPC
 # ones, sent the bodies of the first other build named (`count.sh grpc-boolean main bare`).
 # NAME+unlimited / NAME+roles: a build prepared with AUTH=1, authentication required, every request
 # carrying that token (the bootstrap token, or the one made with roles [{client, default}]).
@@ -25,7 +25,7 @@ drive() {
 }
 bare() {
   local OUT=$ROOT/count-$S-bare FILE=bench/bare-server.ts
-  [[ $S == grpc-* ]] && FILE=bench/bare-grpc-server.ts
+  [[ $S == grpc-* ]] && FILE=bench/bare-grpc-server.mjs
   rm -rf "$OUT"; mkdir -p "$OUT"
   local PROF=; [ "$NAMES" = 1 ] && PROF="--perf-basic-prof --logfile=$OUT/v8.log --no-logfile-per-isolate"
   (cd "$REPO" && MALLOC_ARENA_MAX=2 valgrind --tool=callgrind --instr-atstart=no --toggle-collect=uv__io_poll \

@@ -2,7 +2,14 @@
 // call's request and answers every stream with the same canned unary gRPC answer (grpc-js's response
 // headers, one length-prefixed message, `grpc-status: 0` trailers), and nothing else: no gRPC library,
 // no authentication, no evaluation. What Vexil's gRPC evaluation costs above this is Vexil's; this
-// much is Node's HTTP/2. Prints its port on stdout.
+// much is Node's HTTP/2.
+//
+// Two ways to run it. On its own (`node bench/bare-grpc-server.mjs`, tsx or not): it listens on a free
+// port and prints it on stdout. Preloaded into Vexil's server (`node --import ./bench/bare-grpc-server.mjs
+// dist/main.js serve` with VEXIL_BENCH_BARE_GRPC_PORT set): it listens on that port beside Vexil's own
+// and leaves the process's output and signals to Vexil, so the same fixed answer is measured inside the
+// application's process (its heap, its modules, Node's stream code shared with everything else).
+// Plain JavaScript, so the compiled server can preload it without a TypeScript loader.
 
 import { constants, createServer } from 'node:http2';
 
@@ -24,6 +31,7 @@ const HEADERS = {
 };
 const TRAILERS = { 'grpc-status': 0, 'grpc-message': 'OK' };
 
+const preloadPort = process.env.VEXIL_BENCH_BARE_GRPC_PORT;
 const server = createServer();
 server.on('stream', (stream) => {
   stream.on('error', () => {});
@@ -34,8 +42,14 @@ server.on('stream', (stream) => {
     stream.end(FRAME);
   });
 });
-server.listen(0, '127.0.0.1', () => {
-  const address = server.address();
-  process.stdout.write(`${typeof address === 'object' && address ? address.port : 0}\n`);
-});
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+if (preloadPort === undefined) {
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    process.stdout.write(`${typeof address === 'object' && address ? address.port : 0}\n`);
+  });
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+} else {
+  server.listen(Number(preloadPort), '127.0.0.1');
+  // Vexil's shutdown waits for its own servers only: this one must not keep the process alive.
+  server.unref();
+}
