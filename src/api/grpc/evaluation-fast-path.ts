@@ -77,32 +77,48 @@ function deadlineOf(header: string | string[] | undefined): number {
 }
 
 /**
- * Response headers grpc-js sends before an answer (server-interceptors.ts), plus the revision; the
- * object is kept for the last revision seen (a namespace's revision changes with its writes, not per
- * call), and Node only reads it.
+ * Response headers grpc-js sends before an answer (server-interceptors.ts), plus the revision, and the
+ * `date` Node would add (ANSWER_OPTIONS tells it not to): Node adding it is a store of a new key into
+ * the null-prototype copy it makes of the headers, and in Vexil's process that store missed V8's inline
+ * cache on every call (`--log-ic`; docs/performance.md technique 31). The object is kept while the
+ * revision (it changes with a namespace's writes, not per call) and the second stay the same; Node
+ * only reads it.
  */
 let lastRevision: string | undefined;
-let lastHeaders = headersFor(undefined);
+let lastSecond = -1;
+let lastHeaders: Record<string, string | number> = {};
 function answerHeaders(revision: string | undefined) {
-  if (revision !== lastRevision) {
+  const second = Math.floor(Date.now() / 1000);
+  if (revision !== lastRevision || second !== lastSecond) {
     lastRevision = revision;
-    lastHeaders = headersFor(revision);
+    lastSecond = second;
+    lastHeaders = headersFor(revision, second);
   }
   return lastHeaders;
 }
 
-function headersFor(revision: string | undefined) {
+function headersFor(revision: string | undefined, second: number) {
   const headers: Record<string, string | number> = {
     [constants.HTTP2_HEADER_STATUS]: 200,
     [constants.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc+proto',
     'grpc-accept-encoding': 'identity,deflate,gzip',
     'grpc-encoding': 'identity',
+    // As Node writes it (its utcDate(): toUTCString of the current second).
+    [constants.HTTP2_HEADER_DATE]: new Date(second * 1000).toUTCString(),
   };
   if (revision !== undefined) headers[REVISION_HEADER] = revision;
   return headers;
 }
 
 const OK_TRAILERS = { 'grpc-status': GrpcStatus.OK, 'grpc-message': 'OK' };
+
+/**
+ * `respond`'s options, every one Node reads named, in one object made once. Given `{ waitForTrailers:
+ * true }`, Node's copy of it (`{ ...options }`, then `endStream` added) missed V8's megamorphic inline
+ * caches on `endStream`, `waitForTrailers` and `sendDate` on every call (`--log-ic`, also in a bare
+ * node:http2 server); with all three present it does not (technique 31). The date is in the headers.
+ */
+const ANSWER_OPTIONS = { endStream: false, waitForTrailers: true, sendDate: false };
 
 /** The listeners every call shares: they read the stream they are called on. */
 function ignoreError() {}
@@ -279,7 +295,7 @@ class FastCall implements RpcContext {
       : frameOf(this.method.definition.responseSerialize(snakeFields(result)));
     this.finish(GrpcStatus.OK);
     const { stream } = this;
-    stream.respond(answerHeaders(this.revision), { waitForTrailers: true });
+    stream.respond(answerHeaders(this.revision), ANSWER_OPTIONS);
     stream.on('wantTrailers', sendOkTrailers);
     stream.end(frame);
   }
