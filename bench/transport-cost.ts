@@ -81,9 +81,8 @@ let server: ChildProcess | undefined;
 let bareHttp: ChildProcess | undefined;
 let bareGrpc: ChildProcess | undefined;
 
-async function start(main: string, preloadBare = false): Promise<ChildProcess> {
-  const preload =
-    preloadBare && inProcessBarePort !== undefined ? ['--import', join(ROOT, 'bench/bare-grpc-server.mjs')] : [];
+async function start(main: string): Promise<ChildProcess> {
+  const preload = inProcessBarePort !== undefined ? ['--import', join(ROOT, 'bench/bare-grpc-server.mjs')] : [];
   const args = [...NODE_FLAGS, ...preload, main, 'serve'];
   const [cmd, cmdArgs] = pins ? ['taskset', ['-c', pins.server, process.execPath, ...args]] : [process.execPath, args];
   let output = '';
@@ -117,7 +116,7 @@ try {
   server = await start(main);
   const seeded = await seedBenchmark(baseUrl, 50);
   await stop(server);
-  server = await start(main, true);
+  server = await start(main);
 
   const entityId = 'user-1234';
   const flagsInBatch = [...seeded.booleanFlags.slice(0, 25), ...seeded.variantFlags.slice(0, 25)];
