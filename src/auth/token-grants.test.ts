@@ -19,6 +19,13 @@ function token(roles: RoleBinding[] | undefined, scope?: string): Authentication
 }
 
 describe('askedRoles', () => {
+  it('takes a namespace key with a comma, as namespaces are created with them', () => {
+    expect(askedRoles([{ role: 'viewer', namespace: 'team,a' }], undefined)).toEqual([
+      { role: 'viewer', namespace: 'team,a' },
+    ]);
+    expect(askedRoles([{ role: 'viewer', namespace: 'team,a' }], 'team,a')).toHaveLength(1);
+  });
+
   it('reads absent and empty lists as no roles', () => {
     expect(askedRoles(undefined, undefined)).toBeUndefined();
     expect(askedRoles(null, 'team')).toBeUndefined();

@@ -4,13 +4,11 @@
 // what it grants is read off one value; its namespace is a key or `*`.
 
 import { ALL_NAMESPACES } from './roles.js';
-
-/** The characters of a namespace key, as namespaces are created with them. */
-const NAMESPACE_KEY = /^[-_a-zA-Z0-9]+$/;
+import { KEY_PATTERN } from './types.js';
 
 /** Whether `namespace` can be bound: a namespace key, or `*` for every namespace. */
 export function isBindableNamespace(namespace: string): boolean {
-  return namespace === ALL_NAMESPACES || NAMESPACE_KEY.test(namespace);
+  return namespace === ALL_NAMESPACES || KEY_PATTERN.test(namespace);
 }
 
 /** Which part of a rule is wrong, and why. */

@@ -141,3 +141,10 @@ export interface Page<T> {
 
 /** An empty namespace key means the default namespace everywhere (behavior.md §1.1). */
 export const DEFAULT_NAMESPACE = 'default';
+
+/**
+ * The characters of a namespace, flag or segment key, as Flipt accepts them (commas included:
+ * behavior.md, key format). One pattern for every check of a key, so what can be created can be named
+ * everywhere else (a role binding's namespace among them).
+ */
+export const KEY_PATTERN = /^[-_,A-Za-z0-9]+$/;

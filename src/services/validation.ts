@@ -1,9 +1,8 @@
 // Field checks shared by the management services, with Flipt's messages.
 
 import { InvalidArgumentError, ValidationError } from '../domain/errors.js';
+import { KEY_PATTERN } from '../domain/types.js';
 import { isStorableText } from '../storage/unstorable-text.js';
-
-const KEY_PATTERN = /^[-_,A-Za-z0-9]+$/;
 
 /** Column width of keys, names, ids, property and operator (VARCHAR(255) on every database). */
 export const MAX_SHORT_FIELD = 255;

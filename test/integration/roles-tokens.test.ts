@@ -337,4 +337,27 @@ describeEachBackend('tokens with roles', (backend) => {
     expect(JSON.parse(drop.body).message).toContain('role "admin" on every namespace (*)');
     expect((await call(t.app, 'GET', '/api/v1/namespaces/other/flags/f', undefined, bearer(BOOT))).status).toBe(200);
   });
+
+  it('binds a namespace whose key holds a comma (Flipt allows them) and holds the token to it', async () => {
+    const key = 'team,comma';
+    expect((await call(t.app, 'POST', '/api/v1/namespaces', { key, name: key }, bearer(BOOT))).status).toBe(200);
+    const flag = { key: 'f', name: 'f', type: 'BOOLEAN_FLAG_TYPE', enabled: true };
+    expect((await call(t.app, 'POST', `/api/v1/namespaces/${key}/flags`, flag, bearer(BOOT))).status).toBe(200);
+    const made = await make([{ role: 'editor', namespace: key }]);
+    expect(made.status).toBe(200);
+    expect(made.body.authentication.roles).toEqual([{ role: 'editor', namespace: key }]);
+    const editor = made.body.clientToken as string;
+    const edit = { name: 'renamed', enabled: true };
+    expect((await call(t.app, 'PUT', `/api/v1/namespaces/${key}/flags/f`, edit, bearer(editor))).status).toBe(200);
+    expect((await call(t.app, 'PUT', '/api/v1/namespaces/team/flags/f', edit, bearer(editor))).status).toBe(403);
+    const overGrpc = await grpc.call(
+      TOKENS,
+      'CreateToken',
+      { name: 'g', roles: [{ role: 'viewer', namespace: key }] },
+      { token: BOOT },
+    );
+    expect((overGrpc.response as { authentication: { roles: RoleBinding[] } }).authentication.roles).toEqual([
+      { role: 'viewer', namespace: key },
+    ]);
+  });
 });

@@ -4,6 +4,7 @@
 // `flags.yml: document 1: flags[3] (colour).rules[0].distributions[1] at line 14: variant "blu" not found for flag "colour"`.
 
 import { InvalidArgumentError } from '../../domain/errors.js';
+import { KEY_PATTERN } from '../../domain/types.js';
 
 export class DocumentError extends InvalidArgumentError {
   constructor(
@@ -21,10 +22,10 @@ export class DocumentError extends InvalidArgumentError {
   }
 }
 
-/** Only what cannot be mistaken for path syntax names an object (a key failing this is reported itself). */
-const KEY_LABEL = /^[-_,A-Za-z0-9]+$/;
-
-/** `flags[4]` → `flags[4] (pricing-page)`: an indexed object named by its key too, when it has one. */
+/**
+ * `flags[4]` → `flags[4] (pricing-page)`: an indexed object named by its key too, when it has one. Only
+ * a well-formed key names it, which cannot be mistaken for path syntax (a malformed key is reported itself).
+ */
 export function keyed(indexPath: string, key: unknown): string {
-  return typeof key === 'string' && KEY_LABEL.test(key) ? `${indexPath} (${key})` : indexPath;
+  return typeof key === 'string' && KEY_PATTERN.test(key) ? `${indexPath} (${key})` : indexPath;
 }
