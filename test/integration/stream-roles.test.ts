@@ -207,6 +207,28 @@ describeEachBackend('change streams under roles', (backend) => {
     expect(refused.body.errorDetails).toContain(ROLE_REFUSAL('team-a'));
   });
 
+  it("a JWT caller's bulk answer advertises no stream (no ticket can name it): it keeps polling, and its header opens the stream", async () => {
+    const jwt = await adaJwt();
+    const bulk = (authorization: string) =>
+      call(
+        'POST',
+        '/ofrep/v1/evaluate/flags',
+        { authorization, 'x-service-namespace': 'team-a' },
+        { context: { targetingKey: 'u' } },
+      );
+    const ada = await bulk(`JWT ${jwt}`);
+    expect(ada.status).toBe(200);
+    expect(ada.body).not.toHaveProperty('eventStreams');
+    // A stored caller's answer for the same namespace, after hers, still carries its own ticket.
+    const bobs = await bulk(`Bearer ${bob}`);
+    expect(bobs.body.eventStreams[0].endpoint.requestUri).toMatch(
+      /^\/ofrep\/v1\/namespaces\/team-a\/events\?ticket=v1\.[^.]+\./,
+    );
+    const stream = await openSse(`${base}/ofrep/v1/namespaces/team-a/events`, { authorization: `JWT ${jwt}` });
+    expect(stream.status).toBe(200);
+    stream.close();
+  });
+
   it('a ticket for a namespace its person holds no role on is refused, though validly signed', async () => {
     const tickets = t.app.eventStreams?.tickets;
     if (tickets === undefined) throw new Error('tickets expected');

@@ -14,8 +14,8 @@ export interface EventStreamDeps {
   advert: {
     /** Varies the bulk ETag with what the advert carries (the ticket's window). */
     etagVariant(): string;
-    /** The bulk answer's closing part that names the stream. */
-    tail(request: FastifyRequest, namespaceKey: string): Buffer;
+    /** The bulk answer's closing part that names the stream; undefined: none is advertised to this caller. */
+    tail(request: FastifyRequest, namespaceKey: string): Buffer | undefined;
   };
   /** flagConfigEtag read-your-writes. */
   freshness: OfrepFreshness;

@@ -13,7 +13,7 @@ import { hashClientToken } from '../../auth/client-token.js';
 import { presentedToken } from '../../auth/credentials.js';
 import { ms } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
-import type { StreamTickets } from './tickets.js';
+import { isStored, type StreamTickets } from './tickets.js';
 
 /** Entries kept before the map starts over (namespaces, or namespace and token pairs). */
 const MAX_TAILS = 10_000;
@@ -46,11 +46,18 @@ export class OfrepEventStreamAdvert {
     return this.#tickets === undefined ? 'sse' : `sse:${this.#tickets.currentWindow()}`;
   }
 
-  /** `],"eventStreams":[…]}`: the end of a bulk answer for this request and namespace. */
-  tail(request: FastifyRequest, namespaceKey: string): Buffer {
+  /**
+   * `],"eventStreams":[…]}`: the end of a bulk answer for this request and namespace; undefined (no
+   * stream advertised) for a caller no ticket can be issued to. A ticket is keyed by a stored token's
+   * hash, and a JWT is never stored (auth/methods/jwt.ts): advertising an address it cannot open would
+   * stop a web provider's polling for a stream that never connects (ADR 26), so such a caller keeps
+   * polling, and may open the stream route with its own Authorization header.
+   */
+  tail(request: FastifyRequest, namespaceKey: string): Buffer | undefined {
     const tickets = this.#tickets;
     const authentication = request.authentication;
     if (tickets === undefined || authentication === null) return this.#cached(namespaceKey, 0, () => undefined);
+    if (!isStored(authentication)) return undefined;
     const window = tickets.currentWindow();
     return this.#cached(
       `${authentication.id}\u0000${namespaceKey}`,

@@ -49,7 +49,7 @@ interface Held {
 }
 
 /** Whether `authentication` is kept in the authentications table (JWTs are verified, never stored). */
-function isStored(authentication: Authentication): boolean {
+export function isStored(authentication: Authentication): boolean {
   return authentication.id !== '';
 }
 
