@@ -6,6 +6,8 @@ import { useEffect, useRef } from 'react';
 
 export function useModalDialog(open: boolean, onClose?: () => void) {
   const ref = useRef<HTMLDialogElement>(null);
+  /** Set while the close event of a closing `open` asked for is still to come. */
+  const closingAsked = useRef(false);
 
   useEffect(() => {
     const dialog = ref.current;
@@ -14,10 +16,25 @@ export function useModalDialog(open: boolean, onClose?: () => void) {
       if (typeof dialog.showModal === 'function') dialog.showModal();
       else dialog.setAttribute('open', '');
     } else if (!open && dialog.open) {
-      if (typeof dialog.close === 'function') dialog.close();
-      else dialog.removeAttribute('open');
+      if (typeof dialog.close === 'function') {
+        closingAsked.current = true;
+        dialog.close();
+      } else dialog.removeAttribute('open');
     }
   }, [open]);
+
+  /**
+   * For the element's `onClose`: tells the owner of a closing it did not ask for (Escape, a form of
+   * method dialog). The browser fires the close event a task after the closing, and by then the owner
+   * may have opened the dialog again (a Ctrl+K right after a choice): that late event is not passed on.
+   */
+  const onDialogClose = () => {
+    if (closingAsked.current) {
+      closingAsked.current = false;
+      return;
+    }
+    onClose?.();
+  };
 
   /**
    * Closes through the element, so the browser hands focus back; the element's `close` event then
@@ -29,5 +46,5 @@ export function useModalDialog(open: boolean, onClose?: () => void) {
     else onClose?.();
   };
 
-  return { ref, close };
+  return { ref, close, onDialogClose };
 }

@@ -82,7 +82,7 @@ export function CommandPalette({ ns }: { ns: string }) {
   const [open, setOpen] = useState(false);
   const [query, setQuery] = useState('');
   const [active, setActive] = useState(0);
-  const { ref: dialog } = useModalDialog(open);
+  const { ref: dialog, onDialogClose } = useModalDialog(open, () => setOpen(false));
   const listId = useId();
   const items = usePaletteItems(ns, open);
   const shown = useMemo(() => filterPalette(items, query), [items, query]);
@@ -132,7 +132,7 @@ export function CommandPalette({ ns }: { ns: string }) {
 
   const activeItem = shown[Math.min(active, shown.length - 1)];
   return (
-    <dialog ref={dialog} className="dialog palette" aria-label="Jump to" onClose={() => setOpen(false)}>
+    <dialog ref={dialog} className="dialog palette" aria-label="Jump to" onClose={onDialogClose}>
       {open ? (
         <>
           <input
