@@ -304,6 +304,23 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ file, env: {} })).toThrow(message);
   });
 
+  it('takes a list of objects from the environment as a JSON array, checked as the file is, and refuses words', () => {
+    const rule = { match: { claim: 'email', pattern: '*@x.test' }, role: 'viewer', namespace: 'team,a' };
+    const env = (value: string) => ({ VEXIL_AUTHORIZATION_ROLES_RULES: value });
+    expect(loadConfig({ env: env(JSON.stringify([rule])) }).authorization.roles?.rules).toEqual([rule]);
+    expect(loadConfig({ env: env(' ') }).authorization.roles?.rules).toEqual([]);
+    expect(() => loadConfig({ env: env(JSON.stringify([{ ...rule, namespace: 'a b' }])) })).toThrow(
+      /"a b" is neither a namespace key nor \*$/,
+    );
+    for (const words of ['viewer', 'viewer,editor', '{"match":{}}', '[{']) {
+      expect(() => loadConfig({ env: env(words) })).toThrow(
+        /^VEXIL_AUTHORIZATION_ROLES_RULES: a list of objects, given as a JSON array/,
+      );
+    }
+    // Lists of words keep Flipt's reading.
+    expect(loadConfig({ env: { VEXIL_CORS_ALLOWED_ORIGINS: 'a,b c' } }).cors.allowed_origins).toEqual(['a', 'b', 'c']);
+  });
+
   it('rejects bad env values and missing files', () => {
     expect(() => loadConfig({ env: { VEXIL_CACHE_ENABLED: 'maybe' } })).toThrow(ConfigError);
     expect(() => loadConfig({ file: '/nonexistent/vexil.yml', env: {} })).toThrow(/cannot read config file/);

@@ -44,6 +44,29 @@ function leafType(schema: Leaf['schema']): string | undefined {
   return undefined;
 }
 
+function leafItemType(schema: Leaf['schema']): string | undefined {
+  return (schema as { items?: { type?: string } }).items?.type;
+}
+
+/**
+ * A list of objects (role rules, audit templates), which no split of words can give: a JSON array, so
+ * an environment-only deployment can still set one; anything else is refused naming the variable.
+ */
+function objectListFromEnv(raw: string, leaf: Leaf): unknown {
+  let parsed: unknown;
+  try {
+    parsed = raw.trim() === '' ? [] : JSON.parse(raw);
+  } catch {
+    parsed = undefined;
+  }
+  if (!Array.isArray(parsed)) {
+    throw new ConfigError(
+      `${envName(leaf.path)}: a list of objects, given as a JSON array ([{…}, …]) or in the config file`,
+    );
+  }
+  return parsed;
+}
+
 function fromEnvString(raw: string, leaf: Leaf): unknown {
   switch (leafType(leaf.schema)) {
     case 'boolean': {
@@ -61,6 +84,7 @@ function fromEnvString(raw: string, leaf: Leaf): unknown {
       return n;
     }
     case 'array':
+      if (leafItemType(leaf.schema) === 'object') return objectListFromEnv(raw, leaf);
       // A list, as Flipt reads one from its environment: values apart by commas or spaces.
       return raw.split(/[\s,]+/).filter((v) => v !== '');
     default:
