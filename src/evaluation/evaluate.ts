@@ -16,7 +16,7 @@
 // optimizes calls between functions of one module better than calls through imports, and split over
 // three modules the many-flag path ran measurably slower (docs/performance.md, techniques).
 
-import { InvalidArgumentError, NotFoundError } from '../domain/errors.js';
+import { flagNotFound, InvalidArgumentError } from '../domain/errors.js';
 import { type CompiledConstraint, ConstraintKind } from './compile-constraint.js';
 import { constraintOutcome, contextValue, Outcome } from './constraints.js';
 import { thresholdBucket, variantBucketFrom } from './hashing.js';
@@ -186,7 +186,7 @@ function ruleOutcome(
 /** Looks a flag up, failing like Flipt: NotFound `flag "<ns>/<key>" not found`. */
 export function findFlag(snapshot: NamespaceSnapshot, flagKey: string): CompiledFlag {
   const flag = snapshot.flags.get(flagKey);
-  if (flag === undefined) throw new NotFoundError(`flag "${snapshot.namespaceKey}/${flagKey}"`);
+  if (flag === undefined) throw flagNotFound(snapshot.namespaceKey, flagKey);
   return flag;
 }
 

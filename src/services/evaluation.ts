@@ -7,7 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { SnapshotCache } from '../cache/snapshot-cache.js';
-import { NotFoundError, ValidationError } from '../domain/errors.js';
+import { flagNotFound, ValidationError } from '../domain/errors.js';
 import { namespaceKeyOrDefault } from '../domain/namespace-key.js';
 import {
   type BooleanEvaluation,
@@ -190,7 +190,7 @@ export class EvaluationService {
    */
   #foundFlag(snapshot: NamespaceSnapshot, flagKey: string, item: FlagEvaluation): FlagEvaluation {
     if (item.type === 'ERROR_EVALUATION_RESPONSE_TYPE') {
-      throw new NotFoundError(`flag "${snapshot.namespaceKey}/${flagKey}"`);
+      throw flagNotFound(snapshot.namespaceKey, flagKey);
     }
     return item;
   }

@@ -178,6 +178,8 @@ describeEachBackend('gRPC flipt.evaluation', (backend) => {
       const request = { namespaceKey: 'default', flagKey: 'color', entityId: 'e', context: {} };
       // An answer in this second, then the rest in the next: a date kept from the first would be stale.
       await grpc.call(EVALUATION, 'Variant', request);
+      const missing = { ...request, flagKey: 'no-such-flag' };
+      await grpc.error(EVALUATION, 'Boolean', missing);
       await new Promise((resolve) => setTimeout(resolve, 1_005 - (Date.now() % 1_000)));
       for (const method of ['Boolean', 'Variant', 'Batch'] as const) {
         const before = Math.floor(Date.now() / 1000) * 1000;
@@ -194,6 +196,15 @@ describeEachBackend('gRPC flipt.evaluation', (backend) => {
         expect(date).toBeGreaterThanOrEqual(before);
         expect(date).toBeLessThanOrEqual(after);
       }
+      // A refusal is answered trailers-only, its date given as well (call-screening.ts), today's too.
+      const before = Math.floor(Date.now() / 1000) * 1000;
+      const refused = await grpc.error(EVALUATION, 'Boolean', missing);
+      const after = Date.now();
+      expect(refused.code).toBe(5);
+      const [date] = refused.metadata.get('date');
+      expect(date).toMatch(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+      expect(Date.parse(date as string)).toBeGreaterThanOrEqual(before);
+      expect(Date.parse(date as string)).toBeLessThanOrEqual(after);
     });
 
     // A call answers at once while the namespace's snapshot is held and waits for a load only when it is
