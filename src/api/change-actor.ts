@@ -6,7 +6,7 @@
 // token itself. An actor with roles (issue 41) brings them to the receipt, so each change names the
 // role it was made in (services/change-recorder.ts, ADR 48).
 
-import { type Authentication, TOKEN_METADATA } from '../domain/authentication.js';
+import { type Authentication, isStored, TOKEN_METADATA } from '../domain/authentication.js';
 import type { ChangeActor } from '../domain/changes.js';
 import type { WriteReceipt } from '../services/write.js';
 
@@ -17,7 +17,7 @@ export function changeActor(authentication: Authentication | null, ip: string | 
   const method = authentication.method.replace(/^METHOD_/, '').toLowerCase();
   const actor: ChangeActor = { authentication: method };
   if (ip) actor.ip = ip;
-  if (authentication.id !== '') actor.tokenId = authentication.id;
+  if (isStored(authentication)) actor.tokenId = authentication.id;
   const metadata = authentication.metadata;
   for (const field of PERSON_FIELDS) {
     const value = metadata[`io.flipt.auth.${field}`] || metadata[`io.flipt.auth.${method}.${field}`];

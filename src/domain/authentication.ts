@@ -54,6 +54,11 @@ export function tokenNamespace(auth: Authentication): string | undefined {
   return ns === undefined || ns === '' ? undefined : ns;
 }
 
+/** Whether `auth` is kept in the authentications table: a JWT is verified on each call, never stored (its id is ''). */
+export function isStored(auth: Authentication): boolean {
+  return auth.id !== '';
+}
+
 export function isExpired(auth: Authentication, now: Date): boolean {
   return auth.expiresAt !== undefined && auth.expiresAt.getTime() <= now.getTime();
 }

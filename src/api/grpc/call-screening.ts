@@ -19,15 +19,14 @@ import type { StreamGate } from './stream-gate.js';
 const READABLE_TIMEOUT = /(\d{1,8})\s*([HMSmun])/;
 
 /**
- * `respond`'s options for a trailers-only answer, every one Node reads named, and the `date` Node would
- * add given in the headers (made once a second, as Node writes it): Node adding the date is a store of a
- * new key into its copy of the headers, which missed V8's inline cache on every refused call, as it did
- * on answers before technique 31 (docs/performance.md).
+ * The `date` header as Node writes it (its utcDate(): toUTCString of the current second), made once a
+ * second; the same string until the second changes. Every gRPC answer Vexil writes itself gives it:
+ * Node adding a missing date is a store of a new key into its copy of the headers, which missed V8's
+ * inline cache on every call (`--log-ic`; docs/performance.md techniques 31 and 32).
  */
-const STATUS_OPTIONS = { endStream: true, waitForTrailers: false, sendDate: false };
 let dateSecond = -1;
 let dateText = '';
-function currentDate(): string {
+export function currentDate(): string {
   const second = Math.floor(Date.now() / 1000);
   if (second !== dateSecond) {
     dateSecond = second;
@@ -35,6 +34,9 @@ function currentDate(): string {
   }
   return dateText;
 }
+
+/** `respond`'s options for a trailers-only answer, every one Node reads named (technique 31). */
+const STATUS_OPTIONS = { endStream: true, waitForTrailers: false, sendDate: false };
 
 /** Answers `stream` with a status and no message (a trailers-only answer), as grpc-js writes one. */
 export function answerStatus(stream: ServerHttp2Stream, code: number, message: string): void {

@@ -24,7 +24,7 @@ import { status as GrpcStatus, Metadata, type MethodDefinition } from '@grpc/grp
 import type { Authentication } from '../../domain/authentication.js';
 import { type GrpcTelemetry, recordGrpcCall } from '../../telemetry/grpc.js';
 import { REVISION_HEADER } from '../kinds.js';
-import { answerStatus } from './call-screening.js';
+import { answerStatus, currentDate } from './call-screening.js';
 import { GRPC_PREFIX } from './evaluation-answer.js';
 import { readBatchRequest, readEvaluationRequest } from './evaluation-request-reader.js';
 import { snakeFields } from './field-case.js';
@@ -78,33 +78,30 @@ function deadlineOf(header: string | string[] | undefined): number {
 
 /**
  * Response headers grpc-js sends before an answer (server-interceptors.ts), plus the revision, and the
- * `date` Node would add (ANSWER_OPTIONS tells it not to): Node adding it is a store of a new key into
- * the null-prototype copy it makes of the headers, and in Vexil's process that store missed V8's inline
- * cache on every call (`--log-ic`; docs/performance.md technique 31). The object is kept while the
- * revision (it changes with a namespace's writes, not per call) and the second stay the same; Node
- * only reads it.
+ * `date` Node would add (call-screening.ts `currentDate`; ANSWER_OPTIONS tells Node not to). The object
+ * is kept while the revision (it changes with a namespace's writes, not per call) and the date stay the
+ * same; Node only reads it.
  */
 let lastRevision: string | undefined;
-let lastSecond = -1;
+let lastDate = '';
 let lastHeaders: Record<string, string | number> = {};
 function answerHeaders(revision: string | undefined) {
-  const second = Math.floor(Date.now() / 1000);
-  if (revision !== lastRevision || second !== lastSecond) {
+  const date = currentDate();
+  if (revision !== lastRevision || date !== lastDate) {
     lastRevision = revision;
-    lastSecond = second;
-    lastHeaders = headersFor(revision, second);
+    lastDate = date;
+    lastHeaders = headersFor(revision, date);
   }
   return lastHeaders;
 }
 
-function headersFor(revision: string | undefined, second: number) {
+function headersFor(revision: string | undefined, date: string) {
   const headers: Record<string, string | number> = {
     [constants.HTTP2_HEADER_STATUS]: 200,
     [constants.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc+proto',
     'grpc-accept-encoding': 'identity,deflate,gzip',
     'grpc-encoding': 'identity',
-    // As Node writes it (its utcDate(): toUTCString of the current second).
-    [constants.HTTP2_HEADER_DATE]: new Date(second * 1000).toUTCString(),
+    [constants.HTTP2_HEADER_DATE]: date,
   };
   if (revision !== undefined) headers[REVISION_HEADER] = revision;
   return headers;

@@ -13,7 +13,8 @@ import { hashClientToken } from '../../auth/client-token.js';
 import { presentedToken } from '../../auth/credentials.js';
 import { ms } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
-import { isStored, type StreamTickets } from './tickets.js';
+import { isStored } from '../../domain/authentication.js';
+import type { StreamTickets } from './tickets.js';
 
 /** Entries kept before the map starts over (namespaces, or namespace and token pairs). */
 const MAX_TAILS = 10_000;

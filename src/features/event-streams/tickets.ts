@@ -14,7 +14,7 @@ import type { Kysely } from 'kysely';
 import type { Access } from '../../auth/access.js';
 import { authorize, type DeclaredAccess } from '../../auth/authorize.js';
 import type { RoleResolver } from '../../auth/roles/resolver.js';
-import { type Authentication, isExpired, tokenNamespace } from '../../domain/authentication.js';
+import { type Authentication, isExpired, isStored, tokenNamespace } from '../../domain/authentication.js';
 import { findAuthenticationKeys } from '../../storage/authentication-keys.js';
 import type { Database } from '../../storage/schema.js';
 import { toDomainError } from '../../storage/transaction.js';
@@ -46,11 +46,6 @@ interface Held {
   expiresAtMs: number;
   authorize: StreamAuthorization | undefined;
   end: () => void;
-}
-
-/** Whether `authentication` is kept in the authentications table (JWTs are verified, never stored). */
-export function isStored(authentication: Authentication): boolean {
-  return authentication.id !== '';
 }
 
 /** The identity before roles were resolved: a JWT carries none of its own (auth/methods/jwt.ts). */

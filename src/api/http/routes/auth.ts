@@ -6,7 +6,7 @@ import Type from 'typebox';
 import { clearedSessionCookies } from '../../../auth/credentials.js';
 import { parseTimestamp } from '../../../auth/timestamp.js';
 import { administersToken, askedRoles, checkAdministers, checkTokenGrant } from '../../../auth/token-grants.js';
-import { AUTH_METHODS, type AuthMethod } from '../../../domain/authentication.js';
+import { AUTH_METHODS, type AuthMethod, isStored } from '../../../domain/authentication.js';
 import { InvalidArgumentError, UnauthenticatedError } from '../../../domain/errors.js';
 import { authMethodsToWire, enabledMethods } from '../../resource-shapes.js';
 import type { HttpApp } from '../http-app.js';
@@ -98,7 +98,7 @@ export async function authRoutes(app: HttpApp, { config, services }: RouteDeps):
     },
     async (request, reply) => {
       if (!request.authentication) throw new UnauthenticatedError();
-      if (request.authentication.id === '') throw new InvalidArgumentError(NOTHING_TO_EXPIRE);
+      if (!isStored(request.authentication)) throw new InvalidArgumentError(NOTHING_TO_EXPIRE);
       const raw = request.query.expiresAt ?? request.query.expires_at;
       const expiresAt = raw === undefined || raw === '' ? new Date() : parseTimestamp('expiresAt', raw);
       await auth.expire(request.authentication.id, expiresAt);
