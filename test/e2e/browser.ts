@@ -75,7 +75,9 @@ function buildInto(dist: string): void {
   const result = spawnSync(
     join(ROOT, 'node_modules/.bin/vite'),
     ['build', '--config', 'ui/vite.config.ts', '--outDir', staging, '--emptyOutDir', '--logLevel', 'warn'],
-    { cwd: ROOT, encoding: 'utf8', timeout: 120_000 },
+    // Vitest sets NODE_ENV=test, and a vite build that inherits it bundles React's development build
+    // (StrictMode then mounts every effect twice): the browser tests would drive a page no user gets.
+    { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: { ...process.env, NODE_ENV: 'production' } },
   );
   if (result.status !== 0) throw new Error(`vite build failed: ${result.stderr || result.stdout || result.error}`);
   const old = join(ROOT, 'ui', `.dist-old-${process.pid}`);

@@ -287,8 +287,13 @@ suite(title('dashboard: an open flag page follows changes made elsewhere'), () =
       tab.on('console', (msg) => {
         if (msg.type() === 'error' && !/Failed to load resource/.test(msg.text())) problems.push(msg.text());
       });
-      // Answered requests: the page may drop one it has just sent when it mounts the flag page twice.
+      // Every request counts, answered or dropped: the page as built for users mounts once and asks once
+      // (a development build's StrictMode asks twice, dropping the first).
+      const asked: string[] = [];
       const answered: number[] = [];
+      tab.on('request', (r) => {
+        if (isEvents(r.url())) asked.push(r.method());
+      });
       tab.on('response', (r) => {
         if (isEvents(r.url())) answered.push(r.status());
       });
@@ -296,6 +301,7 @@ suite(title('dashboard: an open flag page follows changes made elsewhere'), () =
       await heading(tab, 'Live 0').waitFor();
       // A retrying hook would have asked again after its first pause (1 s).
       await tab.waitForTimeout(2_500);
+      expect(asked).toEqual(['GET']);
       expect(answered).toEqual([404]);
       // The page still works: a change shows once asked for again (a reload), as before streams.
       await renameFlag(quiet.baseUrl, 'Quiet 1');
