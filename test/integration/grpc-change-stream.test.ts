@@ -196,7 +196,7 @@ describe('gRPC change stream: keepalive', () => {
     return true;
   };
 
-  // Each row: the heartbeat, whether the path goes silent, and how many streams are open 3.5 s later.
+  // Each row: the heartbeat, whether the path goes silent, and how many streams are open 7.5 s later.
   const rows = [
     {
       heartbeat: '1s',
@@ -218,8 +218,9 @@ describe('gRPC change stream: keepalive', () => {
         await w.until(1);
         expect(t.app.streams.size).toBe(1);
         if (silent) relay.silence();
-        // Within 1 s of PING interval and 1 s of answer timeout a dead peer is gone; 3.5 s leaves room.
-        await new Promise((r) => setTimeout(r, 3_500));
+        // Within 1 s of PING interval and 5 s of answer timeout (the shortest) a dead peer is gone, and
+        // a live one has answered several PINGs; 7.5 s leaves room.
+        await new Promise((r) => setTimeout(r, 7_500));
         if (open === 0) expect(await openStreamsWithin(t, 0, 5_000)).toBe(true);
         else expect(t.app.streams.size).toBe(open);
       } finally {
@@ -230,4 +231,34 @@ describe('gRPC change stream: keepalive', () => {
     },
     30_000,
   );
+
+  it('a client answering PINGs late (a busy event loop) keeps its stream, even with a 100 ms heartbeat', async () => {
+    // Client and server share this process: each pause below runs after the server sent a PING and
+    // before it read the answer, so the answer is as late as the pause (150 ms, past the heartbeat).
+    const { t, port } = await start('100ms');
+    const client = changeClient(port);
+    let ended: { code: number } | undefined;
+    try {
+      const w = watch(client, { namespace_key: 'default' });
+      void w.ended.then((e) => {
+        ended = e;
+      });
+      await w.until(1);
+      const until = Date.now() + 2_000;
+      await new Promise<void>((resolve) => {
+        const pause = () => {
+          const busy = Date.now() + 150;
+          while (Date.now() < busy) {}
+          if (Date.now() < until) setImmediate(pause);
+          else setTimeout(resolve, 200);
+        };
+        setImmediate(pause);
+      });
+      expect(ended).toBeUndefined();
+      expect(t.app.streams.size).toBe(1);
+    } finally {
+      client.close();
+      await t.close();
+    }
+  }, 30_000);
 });

@@ -58,8 +58,12 @@ describe('gRPC connection limits', () => {
       'grpc.max_connection_age_ms': 60_000,
       'grpc.max_connection_age_grace_ms': 5_000,
     });
-    // Keepalive (change streams' heartbeat): a PING that often, answered within as long, 20 s at most.
+    // Keepalive (change streams' heartbeat): a PING that often, answered within as long, 5 to 20 s.
     expect(connectionLimits({ keepaliveMs: 0 })).toEqual({});
+    expect(connectionLimits({ keepaliveMs: 100 })).toEqual({
+      'grpc.keepalive_time_ms': 100,
+      'grpc.keepalive_timeout_ms': 5_000,
+    });
     expect(connectionLimits({ keepaliveMs: 15_000 })).toEqual({
       'grpc.keepalive_time_ms': 15_000,
       'grpc.keepalive_timeout_ms': 15_000,

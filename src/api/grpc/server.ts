@@ -38,7 +38,7 @@ export interface GrpcServerOptions {
   connMaxAgeGraceMs?: number;
   /**
    * Send an HTTP/2 PING on every connection this often and drop a peer that leaves one unanswered
-   * (for as long, 20 s at most); 0 or absent: none. On while change streams are: a WatchNamespace
+   * (for as long, between 5 and 20 s); 0 or absent: none. On while change streams are: a WatchNamespace
    * stream can stay silent for hours, and without pings a client that vanished (a dead network path,
    * not a closed socket) would hold its stream until the kernel gave up on the connection.
    */
@@ -58,6 +58,11 @@ export const MAX_RECEIVE_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 /** The longest Vexil waits for a keepalive PING's answer (grpc-go's and grpc-js's default timeout). */
 const MAX_KEEPALIVE_TIMEOUT_MS = 20_000;
+/**
+ * The shortest: a short heartbeat must not make the answer's deadline short too, or a busy client
+ * (a paused event loop, a GC) that answers one PING late loses its connection and every call on it.
+ */
+const MIN_KEEPALIVE_TIMEOUT_MS = 5_000;
 
 /** grpc-js channel options for the connection limits and keepalive that are set. */
 export function connectionLimits(options: GrpcServerOptions): Record<string, number> {
@@ -67,7 +72,10 @@ export function connectionLimits(options: GrpcServerOptions): Record<string, num
   if (options.connMaxAgeGraceMs) limits['grpc.max_connection_age_grace_ms'] = options.connMaxAgeGraceMs;
   if (options.keepaliveMs) {
     limits['grpc.keepalive_time_ms'] = options.keepaliveMs;
-    limits['grpc.keepalive_timeout_ms'] = Math.min(options.keepaliveMs, MAX_KEEPALIVE_TIMEOUT_MS);
+    limits['grpc.keepalive_timeout_ms'] = Math.min(
+      Math.max(options.keepaliveMs, MIN_KEEPALIVE_TIMEOUT_MS),
+      MAX_KEEPALIVE_TIMEOUT_MS,
+    );
   }
   return limits;
 }
