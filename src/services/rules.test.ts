@@ -121,8 +121,8 @@ describe('RuleService and DistributionService', () => {
       [1, 's1'],
       [2, 's2'],
     ]);
-    // Idempotent: an unknown rule still writes (and renumbers nothing); an unknown namespace does not.
-    await t.oneWrite('default', () => t.services.rules.delete('default', 'f', c.id));
+    // Idempotent: an unknown rule, like an unknown namespace, writes nothing (ADR 53).
+    await t.noWrite('default', () => t.services.rules.delete('default', 'f', c.id));
     await t.noWrite('nope', () => t.services.rules.delete('nope', 'f', c.id));
   });
 
@@ -145,7 +145,7 @@ describe('RuleService and DistributionService', () => {
     await t.oneWrite('default', () => t.services.distributions.delete('default', 'f', rule.id, toOff.id, off.id));
     expect((await t.services.rules.get('default', 'f', rule.id)).distributions).toEqual([updated]);
     // The variant id is part of the match: another variant's id deletes nothing.
-    await t.oneWrite('default', () => t.services.distributions.delete('default', 'f', rule.id, toOn.id, off.id));
+    await t.noWrite('default', () => t.services.distributions.delete('default', 'f', rule.id, toOn.id, off.id));
     expect((await t.services.rules.get('default', 'f', rule.id)).distributions).toHaveLength(1);
   });
 

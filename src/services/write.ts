@@ -7,12 +7,14 @@ import type { ChangeActor } from '../domain/changes.js';
 import { NotFoundError } from '../domain/errors.js';
 import type { RoleBinding } from '../domain/roles.js';
 import { insertChanges, type NewChange } from '../storage/changes.js';
+import { revisionTag } from '../storage/revision-tag.js';
 import type { Database } from '../storage/schema.js';
 import {
   bumpRevision,
   bumpRevisionTag,
-  bumpsRevisionFirst,
   inTransaction,
+  lockRevision,
+  locksNamespaceFirst,
   readRevisionTag,
   type Tx,
 } from '../storage/transaction.js';
@@ -109,42 +111,76 @@ export async function recordedTransaction<T>(
   return result;
 }
 
+/**
+ * Thrown out of a write's transaction when its use case recorded no change (a delete that found
+ * nothing): the transaction is rolled back, with anything the use case wrote unrecorded, and the write
+ * answers `value`. Not an Error: nothing reads its stack.
+ */
+class NothingChanged {
+  constructor(readonly value: unknown) {}
+}
+
+/**
+ * Runs a use case's `work` in one transaction that bumps the namespace revision, then tells the change
+ * feed. A use case that records no change leaves the namespace's revision as it was and tells nobody
+ * (ADR 0053): caches, event streams and watchers have nothing to reload.
+ */
 export async function runWrite<T>(
   ctx: WriteContext,
   namespaceKey: string,
   work: (tx: Tx, changes: ChangeRecorder) => Promise<T>,
   options: RecorderOptions = {},
 ): Promise<T> {
-  const result = await recordedTransaction(
-    ctx,
-    async (tx, changes) => {
-      if (bumpsRevisionFirst(tx)) {
-        // The bump's row lock first, where foreign-key locks would otherwise deadlock writers (ADR 0031).
-        const found = await bumpRevision(tx, namespaceKey);
+  let result: T;
+  try {
+    result = await recordedTransaction(
+      ctx,
+      async (tx, changes) => {
+        // The namespace row's lock first, where foreign-key locks would otherwise deadlock writers (ADR 0031).
+        const lockFirst = locksNamespaceFirst(tx);
+        const locked = lockFirst ? await lockRevision(tx, namespaceKey) : undefined;
         const value = await work(tx, changes);
-        if (!found) throw new NotFoundError(`namespace "${namespaceKey}"`);
         const receipt = writeReceipts.getStore();
+        if (changes.pending.length === 0) {
+          const current = lockFirst
+            ? locked && revisionTag(locked.createdAt, locked.revision)
+            : await readRevisionTag(tx, namespaceKey);
+          if (current === undefined) throw new NotFoundError(`namespace "${namespaceKey}"`);
+          // A precondition that is no revision is bad input, whatever the write found.
+          if (receipt?.ifMatch !== undefined) await checkPrecondition(tx, [], receipt.ifMatch);
+          if (receipt) {
+            receipt.namespaceKey = namespaceKey;
+            receipt.revision = current;
+          }
+          throw new NothingChanged(value);
+        }
+        if (lockFirst) {
+          if (!locked) throw new NotFoundError(`namespace "${namespaceKey}"`);
+          await bumpRevision(tx, namespaceKey);
+          if (receipt) {
+            // Nobody else bumps it while the lock is held: this write's revision is the next one.
+            receipt.namespaceKey = namespaceKey;
+            receipt.revision = revisionTag(locked.createdAt, locked.revision + 1);
+          }
+          return value;
+        }
         if (receipt) {
+          // Taken inside the transaction: exactly this write's revision, even beside concurrent writes.
+          const revision = await bumpRevisionTag(tx, namespaceKey);
+          if (revision === undefined) throw new NotFoundError(`namespace "${namespaceKey}"`);
           receipt.namespaceKey = namespaceKey;
-          receipt.revision = await readRevisionTag(tx, namespaceKey);
+          receipt.revision = revision;
+        } else if (!(await bumpRevision(tx, namespaceKey))) {
+          throw new NotFoundError(`namespace "${namespaceKey}"`);
         }
         return value;
-      }
-      const value = await work(tx, changes);
-      const receipt = writeReceipts.getStore();
-      if (receipt) {
-        // Taken inside the transaction: exactly this write's revision, even beside concurrent writes.
-        const revision = await bumpRevisionTag(tx, namespaceKey);
-        if (revision === undefined) throw new NotFoundError(`namespace "${namespaceKey}"`);
-        receipt.namespaceKey = namespaceKey;
-        receipt.revision = revision;
-      } else if (!(await bumpRevision(tx, namespaceKey))) {
-        throw new NotFoundError(`namespace "${namespaceKey}"`);
-      }
-      return value;
-    },
-    options,
-  );
+      },
+      options,
+    );
+  } catch (err) {
+    if (err instanceof NothingChanged) return err.value as T;
+    throw err;
+  }
   ctx.changes.publish(namespaceKey);
   return result;
 }

@@ -60,15 +60,36 @@ export async function inTransaction<T>(
 }
 
 /**
- * Whether a write must bump its namespace's revision before anything else, not last (MySQL and MariaDB:
- * ADR 0031). There every insert of a row that references the namespace (a flag, a segment, a change)
- * takes a shared lock on the namespace row for the foreign key; two writers holding it that then both
- * want the exclusive lock of the bump deadlock, and under enough writers the retries ran out. Bumping
- * first takes the exclusive lock at once, so a namespace's writers queue on that one row instead.
- * PostgreSQL's foreign-key lock (KEY SHARE) does not conflict with the bump's, and SQLite has one writer.
+ * Whether a write must lock its namespace's row before anything else (MySQL and MariaDB: ADR 0031).
+ * There every insert of a row that references the namespace (a flag, a segment, a change) takes a
+ * shared lock on the namespace row for the foreign key; two writers holding it that then both want the
+ * exclusive lock of the bump deadlock, and under enough writers the retries ran out. Taking the
+ * exclusive lock first makes a namespace's writers queue on that one row instead. PostgreSQL's
+ * foreign-key lock (KEY SHARE) does not conflict with the bump's, and SQLite has one writer.
  */
-export function bumpsRevisionFirst(tx: Tx): boolean {
+export function locksNamespaceFirst(tx: Tx): boolean {
   return tx.getExecutor().adapter instanceof MysqlAdapter;
+}
+
+/** A namespace's revision as stored: the parts of its tag. */
+export interface StoredRevision {
+  revision: number;
+  createdAt: Date | string;
+}
+
+/**
+ * Takes the namespace row's exclusive lock (SELECT … FOR UPDATE: the lock an UPDATE of the row takes)
+ * and answers its revision, or undefined when the namespace does not exist. Until the transaction
+ * ends, nobody else bumps it: the write's own bump makes it exactly `revision + 1`.
+ */
+export async function lockRevision(tx: Tx, namespaceKey: string): Promise<StoredRevision | undefined> {
+  const row = await tx
+    .selectFrom('namespaces')
+    .select(['revision', 'created_at'])
+    .where('key', '=', namespaceKey)
+    .forUpdate()
+    .executeTakeFirst();
+  return row ? { revision: Number(row.revision), createdAt: row.created_at } : undefined;
 }
 
 /**
