@@ -8,6 +8,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
 import { type ChangeClient, changeClient, watch } from '../helpers/change-watch.js';
 import { FliptGrpc, type Msg } from '../helpers/flipt-grpc.js';
+import { restClient } from '../helpers/rest.js';
 
 const NS = 'nothing';
 const API = `/api/v1/namespaces/${NS}`;
@@ -66,24 +67,7 @@ describeEachBackend('deletes that find nothing', (backend) => {
   let changes: ChangeClient;
   let w: World;
 
-  const http = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${base}${url}`, {
-      method,
-      headers: { 'content-type': 'application/json', ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return {
-      status: res.status,
-      body: text ? JSON.parse(text) : undefined,
-      revision: res.headers.get('x-vexil-revision'),
-    };
-  };
-  const ok = async (method: string, url: string, body?: unknown): Promise<Msg> => {
-    const res = await http(method, url, body);
-    if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
+  const { send: http, ok } = restClient(() => base);
   const revision = async () => (await http('GET', API)).revision as string;
   const changeCount = async () => ((await ok('GET', `${API}/changes?limit=100`)).changes as unknown[]).length;
 
@@ -147,15 +131,13 @@ describeEachBackend('deletes that find nothing', (backend) => {
   });
 
   it('a precondition that is no revision is refused, even when there is nothing to delete', async () => {
-    const res = await http('DELETE', `${API}/flags/no-such-flag`, undefined, { 'if-match': '"yesterday"' });
+    const res = await http('DELETE', `${API}/flags/no-such-flag`, undefined, '"yesterday"');
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 3, message: expect.stringMatching(/^If-Match must be a revision/) });
     // A stale revision refuses nothing: nothing was touched.
     const stale = await revision();
     await ok('PUT', `${API}/flags/b`, { name: 'B again', enabled: true });
-    expect((await http('DELETE', `${API}/flags/no-such-flag`, undefined, { 'if-match': `"${stale}"` })).status).toBe(
-      200,
-    );
+    expect((await http('DELETE', `${API}/flags/no-such-flag`, undefined, `"${stale}"`)).status).toBe(200);
   });
 
   it('a delete in a namespace that does not exist answers OK', async () => {

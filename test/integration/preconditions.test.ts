@@ -9,17 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
 import { FliptGrpc, type Msg } from '../helpers/flipt-grpc.js';
+import { type Method, restClient } from '../helpers/rest.js';
 
 const FLIPT = 'flipt.Flipt';
 const NS = 'pre';
 const API = `/api/v1/namespaces/${NS}`;
-
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
-interface Answer {
-  status: number;
-  body: Msg;
-  revision: string | null;
-}
 
 /** The objects of one scenario: a flag with a variant, a rule with a distribution, a rollout; a segment with a constraint; another flag. */
 interface World {
@@ -136,26 +130,7 @@ describeEachBackend('write preconditions (If-Match)', (backend) => {
   let grpc: FliptGrpc;
   let counter = 0;
 
-  const http = async (method: Method, url: string, body?: unknown, ifMatch?: string): Promise<Answer> => {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (ifMatch !== undefined) headers['if-match'] = ifMatch;
-    const res = await fetch(`${base}${url}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return {
-      status: res.status,
-      body: text ? JSON.parse(text) : undefined,
-      revision: res.headers.get('x-vexil-revision'),
-    };
-  };
-  const ok = async (method: Method, url: string, body?: unknown): Promise<Msg> => {
-    const res = await http(method, url, body);
-    if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
+  const { send: http, ok } = restClient(() => base);
   const revision = async (): Promise<string> => (await http('GET', `${API}`)).revision as string;
 
   async function world(): Promise<World> {
