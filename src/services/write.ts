@@ -131,6 +131,7 @@ export async function runWrite<T>(
   work: (tx: Tx, changes: ChangeRecorder) => Promise<T>,
   options: RecorderOptions = {},
 ): Promise<T> {
+  const missing = () => new NotFoundError(`namespace "${namespaceKey}"`);
   let result: T;
   try {
     result = await recordedTransaction(
@@ -141,37 +142,34 @@ export async function runWrite<T>(
         const locked = lockFirst ? await lockRevision(tx, namespaceKey) : undefined;
         const value = await work(tx, changes);
         const receipt = writeReceipts.getStore();
+        /** The revision the client is told this write left (read or made inside the transaction). */
+        const tell = (revision: string) => {
+          if (!receipt) return;
+          receipt.namespaceKey = namespaceKey;
+          receipt.revision = revision;
+        };
         if (changes.pending.length === 0) {
           const current = lockFirst
             ? locked && revisionTag(locked.createdAt, locked.revision)
             : await readRevisionTag(tx, namespaceKey);
-          if (current === undefined) throw new NotFoundError(`namespace "${namespaceKey}"`);
+          if (current === undefined) throw missing();
           // A precondition that is no revision is bad input, whatever the write found.
           if (receipt?.ifMatch !== undefined) await checkPrecondition(tx, [], receipt.ifMatch);
-          if (receipt) {
-            receipt.namespaceKey = namespaceKey;
-            receipt.revision = current;
-          }
+          tell(current);
           throw new NothingChanged(value);
         }
         if (lockFirst) {
-          if (!locked) throw new NotFoundError(`namespace "${namespaceKey}"`);
+          if (!locked) throw missing();
           await bumpRevision(tx, namespaceKey);
-          if (receipt) {
-            // Nobody else bumps it while the lock is held: this write's revision is the next one.
-            receipt.namespaceKey = namespaceKey;
-            receipt.revision = revisionTag(locked.createdAt, locked.revision + 1);
-          }
-          return value;
-        }
-        if (receipt) {
+          // Nobody else bumps it while the lock is held: this write's revision is the next one.
+          tell(revisionTag(locked.createdAt, locked.revision + 1));
+        } else if (receipt) {
           // Taken inside the transaction: exactly this write's revision, even beside concurrent writes.
           const revision = await bumpRevisionTag(tx, namespaceKey);
-          if (revision === undefined) throw new NotFoundError(`namespace "${namespaceKey}"`);
-          receipt.namespaceKey = namespaceKey;
-          receipt.revision = revision;
+          if (revision === undefined) throw missing();
+          tell(revision);
         } else if (!(await bumpRevision(tx, namespaceKey))) {
-          throw new NotFoundError(`namespace "${namespaceKey}"`);
+          throw missing();
         }
         return value;
       },

@@ -4,10 +4,11 @@
 // does find its object still moves the revision to exactly the one its answer names.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
 import { describeEachBackend } from '../helpers/backends.js';
 import { type ChangeClient, changeClient, watch } from '../helpers/change-watch.js';
-import { FliptGrpc, type Msg } from '../helpers/flipt-grpc.js';
+import type { FliptGrpc, Msg } from '../helpers/flipt-grpc.js';
+import { startListeningApp } from '../helpers/listening-app.js';
 import { restClient } from '../helpers/rest.js';
 
 const NS = 'nothing';
@@ -72,14 +73,9 @@ describeEachBackend('deletes that find nothing', (backend) => {
   const changeCount = async () => ((await ok('GET', `${API}/changes?limit=100`)).changes as unknown[]).length;
 
   beforeAll(async () => {
-    t = await startTestApp(backend, {
-      server: { host: '127.0.0.1', http_port: 0, grpc_port: 0 },
-      ofrep: { event_streams: { enabled: true } },
-    });
-    const ports = await t.app.listen();
-    base = `http://127.0.0.1:${ports.httpPort}`;
-    grpc = new FliptGrpc(ports.grpcPort);
-    changes = changeClient(ports.grpcPort);
+    let grpcPort: number;
+    ({ t, base, grpc, grpcPort } = await startListeningApp(backend, { ofrep: { event_streams: { enabled: true } } }));
+    changes = changeClient(grpcPort);
     await ok('POST', '/api/v1/namespaces', { key: NS, name: 'Nothing' });
     await ok('POST', `${API}/segments`, { key: 'seg', name: 'Seg', matchType: 'ALL_MATCH_TYPE' });
     await ok('POST', `${API}/flags`, { key: 'f', name: 'F', type: 'VARIANT_FLAG_TYPE', enabled: true });
@@ -90,7 +86,6 @@ describeEachBackend('deletes that find nothing', (backend) => {
   });
   afterAll(async () => {
     changes?.close();
-    grpc?.close();
     await t?.close();
   });
 
